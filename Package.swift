@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, each depending only on the ones below it:
+//   kvfs (CLI) → KVFileSystem (files ↔ keys) → FUSEKit (Swift low-level FUSE) → CFUSE (libfuse3 shim)
+//                KVFileSystem → KVStore (values, quota, journal, merge, sync; knows nothing of FUSE)
+let package = Package(
+    name: "kvfs",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "KVStore", targets: ["KVStore"]),
+        .executable(name: "kvfs", targets: ["kvfs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CFUSE",
+            pkgConfig: "fuse3",
+            providers: [.apt(["libfuse3-dev"])]
+        ),
+        .target(name: "FUSEKit", dependencies: ["CFUSE"]),
+        .target(name: "KVStore"),
+        .target(name: "KVFileSystem", dependencies: ["FUSEKit", "KVStore"]),
+        .executableTarget(
+            name: "kvfs",
+            dependencies: [
+                "KVFileSystem", "KVStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "KVStoreTests", dependencies: ["KVStore"]),
+        .testTarget(name: "MountTests", dependencies: ["KVStore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

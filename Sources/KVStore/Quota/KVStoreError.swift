@@ -1,0 +1,74 @@
+/// Everything the store refuses, with what a user needs to know to fix it.
+///
+/// The filesystem maps each case to an errno (``KVStoreError/errnoName``); the
+/// library's throwing API hands it over as it is.
+public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A key must have at least one character.
+    case emptyKey
+    /// The key is longer than ``Limits/maxKeyUTF16Units`` UTF-16 code units.
+    case keyTooLong(key: String, utf16Units: Int)
+    /// Creating this key would make more than ``Limits/maxKeys`` keys.
+    case tooManyKeys(key: String)
+    /// This one value is larger than ``Limits/maxValueBytes``.
+    case valueTooLarge(key: String, bytes: Int)
+    /// All values together would pass ``Limits/maxTotalBytes``; `over` is by how many bytes.
+    case storeFull(key: String, over: Int)
+    /// The content does not read back as a value of the key's type, or as a property list.
+    case invalidValue(key: String, reason: String)
+    /// The key does not exist.
+    case noSuchKey(String)
+    /// The key exists and the operation asked it not to.
+    case keyExists(String)
+    /// Another process holds this device's state directory.
+    case stateDirectoryBusy(path: String, holder: String)
+    /// A file of the store could not be read or written.
+    case io(path: String, reason: String)
+
+    /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
+    public var isQuotaViolation: Bool {
+        switch self {
+        case .tooManyKeys, .valueTooLarge, .storeFull: true
+        default: false
+        }
+    }
+
+    /// The errno a filesystem reports for this error.
+    public var errnoName: String {
+        switch self {
+        case .emptyKey: "ENOENT"
+        case .keyTooLong: "ENAMETOOLONG"
+        case .tooManyKeys, .valueTooLarge, .storeFull: "EDQUOT"
+        case .invalidValue: "EINVAL"
+        case .noSuchKey: "ENOENT"
+        case .keyExists: "EEXIST"
+        case .stateDirectoryBusy: "EBUSY"
+        case .io: "EIO"
+        }
+    }
+
+    /// One clear line: what failed and what to do.
+    public var description: String {
+        switch self {
+        case .emptyKey:
+            "a key must not be empty"
+        case let .keyTooLong(key, units):
+            "key '\(key.prefix(40))…' is \(units) UTF-16 units long; the limit is \(Limits.maxKeyUTF16Units)"
+        case let .tooManyKeys(key):
+            "cannot create key '\(key)': the store already has \(Limits.maxKeys) keys; remove one first"
+        case let .valueTooLarge(key, bytes):
+            "value for '\(key)' is \(bytes) bytes; one value may be at most \(Limits.maxValueBytes)"
+        case let .storeFull(key, over):
+            "value for '\(key)' would put the store \(over) bytes over its \(Limits.maxTotalBytes)-byte quota; remove or shrink other keys"
+        case let .invalidValue(key, reason):
+            "value for '\(key)' refused: \(reason)"
+        case let .noSuchKey(key):
+            "no such key '\(key)'"
+        case let .keyExists(key):
+            "key '\(key)' already exists"
+        case let .stateDirectoryBusy(path, holder):
+            "state directory \(path) is in use by \(holder); unmount it or use another --state-dir"
+        case let .io(path, reason):
+            "\(path): \(reason)"
+        }
+    }
+}

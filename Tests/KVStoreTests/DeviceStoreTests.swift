@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import KVStore
+
+@Suite("Device store")
+struct DeviceStoreTests {
+    @Test func writesSurviveReopen() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try openStore(root, device: "a")
+        try store.set(.integer(5), forKey: "volume")
+        try store.setFileContent(bytes("dark\n"), forKey: "theme")
+        try store.rename("theme", to: "look")
+        try store.set(.bool(true), forKey: "gone")
+        try store.removeValue(forKey: "gone")
+        store.close()
+        let again = try openStore(root, device: "a")
+        defer { again.close() }
+        #expect(again.values == ["volume": .integer(5), "look": .string("dark")])
+        #expect(again.usage == QuotaUsage(keys: 2, bytes: 2 + 5))
+    }
+
+    @Test func oneProcessPerStateDirectory() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try openStore(root, device: "a")
+        #expect(throws: KVStoreError.self) { _ = try openStore(root, device: "a") }
+        do { _ = try openStore(root, device: "a") } catch { #expect("\(error)".contains("in use")) }
+        store.close()
+        try openStore(root, device: "a").close()
+    }
+
+    @Test func typedWritesAndRefusalsChangeNothing() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try openStore(root, device: "a")
+        defer { store.close() }
+        try store.set(.integer(5), forKey: "n")
+        #expect(throws: KVStoreError.self) { try store.setFileContent(bytes("five"), forKey: "n") }
+        #expect(store.value(forKey: "n") == .integer(5))
+        try store.setFileContent(bytes("6\n"), forKey: "n")
+        #expect(store.value(forKey: "n") == .integer(6))
+        #expect(throws: KVStoreError.keyExists("n")) {
+            try store.set(.bool(true), forKey: "m")
+            try store.rename("m", to: "n", replace: false)
+        }
+        #expect(throws: KVStoreError.noSuchKey("nope")) { try store.rename("nope", to: "x") }
+        try store.convert(key: "n", to: .string)
+        #expect(store.value(forKey: "n") == .string("6"))
+        #expect(throws: KVStoreError.self) { try store.convert(key: "m", to: .date) }
+    }
+
+    @Test func quotaRefusalsAreLoggedAndChangeNothing() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try openStore(root, device: "a")
+        defer { store.close() }
+        try store.set(.data(Data(count: 1_000_000)), forKey: "big")
+        #expect(throws: KVStoreError.storeFull(key: "more", over: 1_000_000 + 50_000 - 1_048_576)) {
+            try store.set(.data(Data(count: 50_000)), forKey: "more")
+        }
+        #expect(throws: KVStoreError.valueTooLarge(key: "big", bytes: 1_048_577)) {
+            try store.set(.data(Data(count: 1_048_577)), forKey: "big")
+        }
+        try store.removeValue(forKey: "big")
+        for n in 0..<1024 { try store.set(.bool(true), forKey: "k\(n)") }
+        #expect(throws: KVStoreError.tooManyKeys(key: "k1024")) { try store.set(.bool(true), forKey: "k1024") }
+        #expect(store.usage.keys == 1024)
+        let log = String(decoding: store.changeLogContents(), as: UTF8.self)
+        #expect(log.components(separatedBy: "\"reason\":\"QuotaViolationChange\",\"code\":2").count == 4)
+        #expect(log.contains("\"keys\":[\"k1024\"]"))
+    }
+
+    @Test func compactionKeepsTheStoreAndBoundsTheJournal() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try openStore(root, device: "a")
+        for n in 0..<60_000 { try store.set(.integer(Int64(n)), forKey: "k\(n % 100)") }
+        try store.removeValue(forKey: "k0")
+        store.close()
+        let folder = try #require(Files.list(root.sub("sync/devices").path).first)
+        let files = Files.list(root.sub("sync/devices/\(folder)").path)
+        #expect(files.filter { $0.hasPrefix("snapshot-") }.count == 1, "\(files)")
+        #expect(files.filter { $0.hasPrefix("journal-") }.count == 1, "\(files)")
+        let again = try openStore(root, device: "a")
+        defer { again.close() }
+        #expect(again.usage.keys == 99)
+        #expect(again.value(forKey: "k99") == .integer(59_999))
+        #expect(again.value(forKey: "k0") == nil)
+    }
+
+    @Test func twoDevicesMergeLastWriterWins() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let a = try openStore(root, device: "a")
+        let b = try openStore(root, device: "b")
+        defer { a.close(); b.close() }
+        try a.set(.string("from a"), forKey: "k")
+        b.refresh()
+        #expect(b.value(forKey: "k") == .string("from a"))
+        try b.set(.string("from b"), forKey: "k")
+        try b.set(.integer(1), forKey: "only-b")
+        let change = a.refresh()
+        #expect(change == StoreChange(reason: .serverChange, keys: ["k", "only-b"], time: change!.time))
+        #expect(a.values == b.values)
+        try a.removeValue(forKey: "only-b")
+        b.refresh()
+        #expect(b.value(forKey: "only-b") == nil)
+        let log = String(decoding: b.changeLogContents(), as: UTF8.self)
+        #expect(log.contains("\"reason\":\"ServerChange\",\"code\":0,\"keys\":[\"only-b\"]"))
+    }
+
+    @Test func aDeviceThatSawAWriteOverridesItWhateverTheWallClocks() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let ahead = try openStore(root, device: "ahead", clock: HybridLogicalClock { HybridLogicalClock.systemMilliseconds() + 3_600_000 })
+        let behind = try openStore(root, device: "behind", clock: HybridLogicalClock { HybridLogicalClock.systemMilliseconds() - 3_600_000 })
+        defer { ahead.close(); behind.close() }
+        try ahead.set(.string("first"), forKey: "k")
+        behind.refresh()
+        try behind.set(.string("second"), forKey: "k")
+        ahead.refresh()
+        #expect(ahead.value(forKey: "k") == .string("second"))
+    }
+
+    @Test func initialSyncReportsWhatChangedWhileAway() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let a = try openStore(root, device: "a")
+        try a.set(.integer(1), forKey: "x")
+        let b = try openStore(root, device: "b")
+        b.close()
+        try a.set(.integer(2), forKey: "y")
+        try a.set(.integer(3), forKey: "x")
+        a.close()
+        let b2 = try openStore(root, device: "b")
+        defer { b2.close() }
+        let log = String(decoding: b2.changeLogContents(), as: UTF8.self).split(separator: "\n")
+        #expect(log.count == 2)
+        #expect(log[0].contains("\"seq\":1,") && log[0].contains("\"reason\":\"InitialSyncChange\",\"code\":1,\"keys\":[\"x\"]"))
+        #expect(log[1].contains("\"seq\":2,") && log[1].contains("\"keys\":[\"x\",\"y\"]"))
+    }
+
+    @Test func anotherStoreIDIsAnAccountChange() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let a = try openStore(root, device: "a", sync: "one")
+        try a.set(.integer(1), forKey: "x")
+        a.close()
+        let other = try openStore(root, device: "other", sync: "two")
+        try other.set(.integer(2), forKey: "y")
+        other.close()
+        try FileManager.default.removeItem(at: root.sub("one"))
+        try FileManager.default.moveItem(at: root.sub("two"), to: root.sub("one"))
+        let again = try openStore(root, device: "a", sync: "one")
+        defer { again.close() }
+        #expect(again.values == ["y": .integer(2)])
+        #expect(String(decoding: again.changeLogContents(), as: UTF8.self).contains("\"reason\":\"AccountChange\",\"code\":3"))
+    }
+
+    @Test func statusIsJSON() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try openStore(root, device: "laptop")
+        defer { store.close() }
+        try store.set(.string("x"), forKey: "k")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(store.status().json().utf8)) as? [String: Any])
+        #expect((object["keys"] as? [String: Int])?["used"] == 1)
+        #expect((object["bytes"] as? [String: Int])?["used"] == 2)
+        #expect((object["device"] as? [String: Any])?["name"] as? String == "laptop")
+    }
+}
