@@ -32,6 +32,7 @@ let package = Package(
         ),
         .testTarget(name: "KVStoreTests", dependencies: ["KVStore"]),
         .testTarget(name: "MountTests", dependencies: ["KVStore"]),
+        .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

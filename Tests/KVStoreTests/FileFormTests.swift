@@ -37,7 +37,7 @@ struct FileFormTests {
 
     @Test("every value reads back as itself through its file form, typed by the key", arguments: [
         PropertyListValue.string("héllo wörld"), .integer(Int64.min), .integer(Int64.max), .real(3.141592653589793),
-        .real(-0.0), .real(5e-324), .bool(true), .date(Date(timeIntervalSince1970: 1_795_342_502.5)),
+        .real(-0.0), .real(.leastNonzeroMagnitude), .bool(true), .date(Date(timeIntervalSince1970: 1_795_342_502.5)),
         .data(Data([0xFF, 0xFE, 0x00])), .array([]), .dictionary([:]),
     ])
     func roundTrip(value: PropertyListValue) throws {

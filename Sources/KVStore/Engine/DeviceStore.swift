@@ -175,6 +175,20 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
+    /// Checks, without writing, that `key` may hold a value of `size` bytes
+    /// (for a writer whose buffer grows); a refusal is logged as QuotaViolationChange.
+    public func checkQuota(forKey key: String, size: Int) throws(KVStoreError) {
+        do throws(KVStoreError) {
+            try QuotaUsage.checkKey(key)
+            lock.lock()
+            defer { lock.unlock() }
+            try merged.usage.checkWrite(key: key, oldSize: merged.visible[key]?.size, newSize: size)
+        } catch {
+            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key])) }
+            throw error
+        }
+    }
+
     /// Removes a key; removing a missing key does nothing.
     public func removeValue(forKey key: String) throws(KVStoreError) {
         try write(key: key) { current throws(KVStoreError) in

@@ -19,7 +19,7 @@ public struct StoreStatus: Sendable {
     /// When other devices' records were last read.
     public var lastSync: Date?
 
-    /// The JSON document, pretty-printed with sorted keys.
+    /// The JSON document (with the serving process's `pid`), pretty-printed with sorted keys.
     public func json() -> String {
         func date(_ value: Date?) -> Any { value.map(DateText.format) ?? NSNull() }
         func device(_ status: DeviceStatus) -> [String: Any] {
@@ -27,6 +27,7 @@ public struct StoreStatus: Sendable {
         }
         let object: [String: Any] = [
             "storeID": storeID,
+            "pid": Int(ProcessInfo.processInfo.processIdentifier),
             "syncDirectory": syncDirectory,
             "stateDirectory": stateDirectory,
             "device": device(self.device),

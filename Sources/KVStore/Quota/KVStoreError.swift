@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Everything the store refuses, with what a user needs to know to fix it.
 ///
 /// The filesystem maps each case to an errno (``KVStoreError/errnoName``); the
@@ -32,18 +36,23 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The errno a filesystem reports for this error.
-    public var errnoName: String {
+    /// The errno a filesystem reports for this error (SPEC "Limits" and "Values").
+    public var errno: Int32 {
         switch self {
-        case .emptyKey: "ENOENT"
-        case .keyTooLong: "ENAMETOOLONG"
-        case .tooManyKeys, .valueTooLarge, .storeFull: "EDQUOT"
-        case .invalidValue: "EINVAL"
-        case .noSuchKey: "ENOENT"
-        case .keyExists: "EEXIST"
-        case .stateDirectoryBusy: "EBUSY"
-        case .io: "EIO"
+        case .emptyKey, .noSuchKey: ENOENT
+        case .keyTooLong: ENAMETOOLONG
+        case .tooManyKeys, .valueTooLarge, .storeFull: EDQUOT
+        case .invalidValue: EINVAL
+        case .keyExists: EEXIST
+        case .stateDirectoryBusy: EBUSY
+        case .io: EIO
         }
+    }
+
+    /// The errno's name, e.g. `EDQUOT`.
+    public var errnoName: String {
+        [ENOENT: "ENOENT", ENAMETOOLONG: "ENAMETOOLONG", EDQUOT: "EDQUOT", EINVAL: "EINVAL",
+         EEXIST: "EEXIST", EBUSY: "EBUSY", EIO: "EIO"][errno] ?? "errno \(errno)"
     }
 
     /// One clear line: what failed and what to do.

@@ -1,0 +1,271 @@
+import CFUSE
+import Glibc
+
+/// Options of a mount, passed to libfuse as `-o` options.
+///
+/// Unknown options make ``FUSESession/init(fileSystem:options:)`` fail with
+/// `EINVAL` (libfuse prints which one to standard error).
+public struct MountOptions: Hashable, Sendable {
+    /// `fsname=`: the "device" column of `/proc/mounts` and `df`.
+    public var fsName: String?
+    /// `subtype=`: shown as `fuse.SUBTYPE` in `/proc/mounts` (e.g. `kvfs`).
+    public var subtype: String?
+    /// `allow_other`: let users other than the mounting one in (needs root,
+    /// or `user_allow_other` in `/etc/fuse.conf`).
+    public var allowOther: Bool
+    /// `default_permissions`: the kernel checks permissions against the file
+    /// modes itself (and never sends `access`).
+    public var defaultPermissions: Bool
+    /// `auto_unmount`: `fusermount3` unmounts if this process dies.
+    public var autoUnmount: Bool
+    /// `-d`: libfuse prints every request and reply to standard error.
+    public var debug: Bool
+    /// Any further `-o` options, one per element, e.g. `"max_read=131072"`.
+    public var other: [String]
+
+    /// Creates mount options; the defaults are libfuse's.
+    public init(fsName: String? = nil, subtype: String? = nil, allowOther: Bool = false,
+                defaultPermissions: Bool = false, autoUnmount: Bool = false, debug: Bool = false,
+                other: [String] = []) {
+        self.fsName = fsName
+        self.subtype = subtype
+        self.allowOther = allowOther
+        self.defaultPermissions = defaultPermissions
+        self.autoUnmount = autoUnmount
+        self.debug = debug
+        self.other = other
+    }
+
+    /// The command line libfuse parses: a program name, then `-d` and `-o` as set.
+    public var arguments: [String] {
+        // fuse_opt splits option groups at commas; a backslash escapes one.
+        func escaped(_ value: String) -> String {
+            var result = ""
+            for character in value {
+                if character == "\\" || character == "," { result.append("\\") }
+                result.append(character)
+            }
+            return result
+        }
+        var options: [String] = []
+        if let fsName { options.append("fsname=" + escaped(fsName)) }
+        if let subtype { options.append("subtype=" + escaped(subtype)) }
+        if allowOther { options.append("allow_other") }
+        if defaultPermissions { options.append("default_permissions") }
+        if autoUnmount { options.append("auto_unmount") }
+        options += other
+        var arguments = ["fusekit"]
+        if debug { arguments.append("-d") }
+        if !options.isEmpty { arguments += ["-o", options.joined(separator: ",")] }
+        return arguments
+    }
+}
+
+/// How ``FUSESession/run(_:)`` serves requests.
+public struct LoopConfiguration: Hashable, Sendable {
+    /// One thread (the caller's) answers every request in turn
+    /// (`fuse_session_loop`); the filesystem is never called concurrently.
+    /// Faster when the client and the daemon share one CPU.
+    public var singleThreaded: Bool
+    /// Most threads answering requests at once (`fuse_loop_cfg_set_max_threads`).
+    public var maxThreads: Int
+    /// Most idle threads kept; `nil` keeps libfuse's default (never shrink).
+    public var maxIdleThreads: Int?
+    /// Give each thread its own `/dev/fuse` descriptor (`clone_fd`).
+    public var cloneFD: Bool
+
+    /// The multi-threaded loop (`fuse_session_loop_mt`); libfuse's default is 10 threads.
+    public static func multiThreaded(maxThreads: Int = 10, maxIdleThreads: Int? = nil, cloneFD: Bool = false) -> LoopConfiguration {
+        LoopConfiguration(singleThreaded: false, maxThreads: maxThreads, maxIdleThreads: maxIdleThreads, cloneFD: cloneFD)
+    }
+
+    /// The single-threaded loop (`fuse_session_loop`).
+    public static let singleThreaded = LoopConfiguration(singleThreaded: true, maxThreads: 1, maxIdleThreads: nil, cloneFD: false)
+}
+
+/// A FUSE session: one filesystem, mounted at one path, served by libfuse's
+/// low-level loop.
+///
+/// ```swift
+/// let session = try FUSESession(fileSystem: fs, options: MountOptions(fsName: "kvfs", subtype: "kvfs"))
+/// try session.mount(at: "/mnt/kv")
+/// session.stopOnSignals()            // or call session.stop() from anywhere
+/// try session.run()                  // blocks; returns once stopped and unmounted
+/// try fs.commit()                    // the filesystem's own shutdown work
+/// ```
+///
+/// Daemonizing is the caller's business (FUSEKit never calls `fuse_daemonize`).
+/// All methods may be called from any thread.
+public final class FUSESession: @unchecked Sendable {
+    // @unchecked: `state`, `mountPath`, `stopRequested` are only touched with
+    // `lock` held; `session` and `operations` are set once in init and freed
+    // in deinit, when no other thread can hold a reference.
+
+    private enum State { case created, mounted, running, finished }
+
+    /// libfuse's session (`struct fuse_session *`).
+    private let session: OpaquePointer
+    /// The filesystem, kept alive for the session's userdata pointer.
+    private let operations: OperationsBox
+    private let lock = ReadWriteLock()
+    private var state = State.created
+    private var mountPath: String?
+    private var stopRequested = false
+
+    /// Creates a session for `fileSystem` (`fuse_session_new`), not yet mounted.
+    ///
+    /// - Throws: `EINVAL` if libfuse rejects the options (its message goes to standard error).
+    public init(fileSystem: any FileSystemOperations, options: MountOptions = MountOptions()) throws(Errno) {
+        operations = OperationsBox(fileSystem)
+        var ops = makeLowLevelOperations()
+        let arguments = options.arguments
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let userdata = Unmanaged.passUnretained(operations).toOpaque()
+        let created = argv.withUnsafeMutableBufferPointer { argv -> OpaquePointer? in
+            var args = fuse_args(argc: Int32(arguments.count), argv: argv.baseAddress, allocated: 0)
+            defer { fuse_opt_free_args(&args) }  // frees only what libfuse allocated
+            return fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, userdata)
+        }
+        guard let created else { throw .EINVAL }
+        session = created
+    }
+
+    deinit {
+        if state == .mounted { fuse_session_unmount(session) }
+        fuse_session_destroy(session)
+    }
+
+    /// The path this session is (or was last) mounted at.
+    public var mountPoint: String? { lock.withReadLock { mountPath } }
+
+    /// Whether the filesystem is mounted: from ``mount(at:)`` until ``run(_:)`` has unmounted it.
+    public var isMounted: Bool { lock.withReadLock { state == .mounted || state == .running } }
+
+    /// Mounts the filesystem at `path`, an existing directory
+    /// (`fuse_session_mount`). Requests wait in the kernel until ``run(_:)``.
+    ///
+    /// - Throws: `EBUSY` if already mounted once; the `mount(2)` error, or `EIO`, if mounting fails.
+    public func mount(at path: String) throws(Errno) {
+        try lock.withWriteLock { () throws(Errno) in
+            guard state == .created else { throw .EBUSY }
+            errno = 0
+            guard fuse_session_mount(session, path) == 0 else {
+                throw errno == 0 ? .EIO : .current
+            }
+            mountPath = path
+            state = .mounted
+        }
+    }
+
+    /// Serves requests on the calling thread until the session is stopped
+    /// (``stop()``, a signal set up with ``stopOnSignals(_:)``, or an outside
+    /// `umount`/`fusermount3 -u`), then unmounts (`fuse_session_unmount`:
+    /// requests still queued fail with `ENOTCONN`, the mount point is
+    /// detached) and returns.
+    ///
+    /// Afterwards no filesystem method is running or will be called again,
+    /// so the caller can save its state.
+    ///
+    /// - Throws: `EINVAL` if not mounted or already run; the loop's error if it failed.
+    public func run(_ configuration: LoopConfiguration = .multiThreaded()) throws(Errno) {
+        let stopEarly = try lock.withWriteLock { () throws(Errno) -> Bool in
+            guard state == .mounted else { throw .EINVAL }
+            state = .running
+            return stopRequested
+        }
+        var result: Int32 = 0
+        if !stopEarly {
+            if configuration.singleThreaded {
+                result = fuse_session_loop(session)
+            } else {
+                let config = fuse_loop_cfg_create()
+                fuse_loop_cfg_set_max_threads(config, UInt32(max(1, configuration.maxThreads)))
+                if let idle = configuration.maxIdleThreads { fuse_loop_cfg_set_idle_threads(config, UInt32(max(0, idle))) }
+                fuse_loop_cfg_set_clone_fd(config, configuration.cloneFD ? 1 : 0)
+                result = fuse_session_loop_mt(session, config)
+                fuse_loop_cfg_destroy(config)
+            }
+        }
+        lock.withWriteLock {
+            fuse_session_unmount(session)
+            state = .finished
+        }
+        SignalStopper.shared.unregister(self)
+        // libfuse returns -errno on failure, or the number of the signal that ended it.
+        if result < 0 { throw Errno(-result) }
+    }
+
+    /// Ends ``run(_:)``: marks the session as exiting (`fuse_session_exit`)
+    /// and wakes the loop, which then unmounts and returns. Safe from any
+    /// thread (also from inside a filesystem method, and from a signal
+    /// watcher), any number of times; does not wait for the loop. Before `run`, it makes
+    /// `run` unmount and return at once.
+    ///
+    /// libfuse's loop only notices the exit flag between two requests, so
+    /// `stop()` sends one: a `statfs(2)` of the mount point, from a helper
+    /// thread. Requests already being answered finish first.
+    public func stop() {
+        let path: String? = lock.withWriteLock {
+            stopRequested = true
+            guard state == .running else { return nil }
+            fuse_session_exit(session)
+            return mountPath
+        }
+        if let path { wakeLoop(at: path) }
+    }
+
+    /// Makes any of `signals` call ``stop()`` (through a pipe and a watcher
+    /// thread, since the handler itself may do almost nothing); the previous
+    /// handlers come back once ``run(_:)`` returns. Without this the caller
+    /// handles signals itself and calls ``stop()``.
+    public func stopOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
+        SignalStopper.shared.register(self, signals: signals)
+    }
+
+    /// Detaches whatever FUSE mount is at `path`, e.g. one left behind by a
+    /// daemon that died (its users see `ENOTCONN`, "Transport endpoint is not
+    /// connected"): `umount2(path, MNT_DETACH)` as root, else
+    /// `fusermount3 -u -q -z`. Returns whether it succeeded. Not for a live
+    /// session: use ``stop()``.
+    @discardableResult
+    public static func detachStaleMount(at path: String) -> Bool {
+        if geteuid() == 0 { return umount2(path, Int32(MNT_DETACH)) == 0 }
+        let arguments = ["fusermount3", "-u", "-q", "-z", "--", path]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawnp(&pid, "fusermount3", nil, nil, &argv, environ) == 0 else { return false }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return false }
+        }
+        return status == 0
+    }
+
+    /// Calls `body` with libfuse's session while it is connected, for notifications.
+    func withConnectedSession(_ body: (OpaquePointer) -> Int32) -> Errno? {
+        let result: Int32 = lock.withReadLock {
+            guard state == .mounted || state == .running else { return -ENOTCONN }
+            return body(session)
+        }
+        return result == 0 ? nil : Errno(-result)
+    }
+}
+
+/// Sends the mount one request (`statvfs(3)` → `STATFS`, which the kernel never caches) from
+/// a detached thread, so that a loop blocked in `read(/dev/fuse)` wakes up,
+/// answers it and sees its exit flag. The thread ends when the request is
+/// answered or the connection closes.
+private func wakeLoop(at path: String) {
+    guard let argument = strdup(path) else { return }
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { argument in
+        let path = argument!.assumingMemoryBound(to: CChar.self)
+        var buffer = Glibc.statvfs()
+        _ = statvfs(path, &buffer)
+        free(path)
+        return nil
+    }, argument)
+    if created == 0 { pthread_detach(thread) } else { free(argument) }
+}

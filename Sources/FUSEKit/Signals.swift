@@ -1,0 +1,86 @@
+import Glibc
+
+/// The write end of the pipe that the signal handler writes the signal number
+/// to; -1 until ``SignalStopper`` first installs a handler. A plain global
+/// with a constant initializer, so the handler reads it without running any
+/// initialization code.
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// The signal handler: async-signal-safe, it only writes one byte to the pipe.
+private let forwardSignal: @convention(c) (Int32) -> Void = { signal in
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: signal)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+    errno = saved
+}
+
+/// Turns signals into ``FUSESession/stop()`` calls for the sessions that
+/// asked with ``FUSESession/stopOnSignals(_:)``.
+///
+/// A signal handler may not take locks or allocate, and libfuse's own
+/// handlers only set the exit flag, which a loop blocked in `read` does not
+/// see (the signal may even land on another thread). So the handler writes
+/// to a pipe and a watcher thread calls `stop()` on every registered session.
+final class SignalStopper: @unchecked Sendable {
+    // @unchecked: every stored property is guarded by `lock`.
+
+    static let shared = SignalStopper()
+
+    private struct WeakSession {
+        weak var session: FUSESession?
+    }
+
+    private let lock = ReadWriteLock()
+    private var sessions: [ObjectIdentifier: WeakSession] = [:]
+    private var previousActions: [Int32: sigaction] = [:]
+    private var readEnd: Int32 = -1
+
+    /// Registers `session` and installs the handler for `signals`.
+    func register(_ session: FUSESession, signals: [Int32]) {
+        lock.withWriteLock {
+            if readEnd < 0 {
+                var fds: [Int32] = [-1, -1]
+                guard pipe(&fds) == 0 else { return }
+                for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                readEnd = fds[0]
+                signalPipeWriteEnd = fds[1]
+                var thread = pthread_t()
+                pthread_create(&thread, nil, { _ in SignalStopper.shared.watch(); return nil }, nil)
+                pthread_detach(thread)
+            }
+            sessions[ObjectIdentifier(session)] = WeakSession(session: session)
+            for signal in signals where previousActions[signal] == nil {
+                var action = sigaction()
+                action.__sigaction_handler.sa_handler = forwardSignal
+                action.sa_flags = SA_RESTART
+                sigemptyset(&action.sa_mask)
+                var previous = sigaction()
+                if sigaction(signal, &action, &previous) == 0 { previousActions[signal] = previous }
+            }
+        }
+    }
+
+    /// Forgets `session`; restores the previous handlers once no session is left.
+    func unregister(_ session: FUSESession) {
+        lock.withWriteLock {
+            guard sessions.removeValue(forKey: ObjectIdentifier(session)) != nil else { return }
+            sessions = sessions.filter { $0.value.session != nil }
+            guard sessions.isEmpty else { return }
+            for (signal, var previous) in previousActions { _ = sigaction(signal, &previous, nil) }
+            previousActions = [:]
+        }
+    }
+
+    /// The watcher thread: stops every registered session on each signal.
+    private func watch() {
+        let fd = lock.withReadLock { readEnd }
+        var byte: UInt8 = 0
+        while true {
+            let count = read(fd, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            let targets = lock.withReadLock { sessions.values.compactMap(\.session) }
+            for session in targets { session.stop() }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import FUSEKit
+import KVStore
+
+/// The three extended attributes a key's file has; there are no others.
+enum KeyAttribute: String, CaseIterable {
+    /// The value's type; setting it converts the value where nothing is lost.
+    case type = "user.kvfs.type"
+    /// When the value was written, by the hybrid logical clock (time, and `+counter` when non-zero).
+    case modified = "user.kvfs.modified"
+    /// The device that wrote the value: its name and id.
+    case device = "user.kvfs.device"
+}
+
+extension KeyFileSystem {
+    /// The key a key file stands for, or nil for scratch and control files.
+    private func key(of inode: InodeNumber) -> String? {
+        lock.withLock {
+            guard let name = nodes.name(of: inode), scratch[name] == nil else { return nil }
+            return FileName.decode(name)
+        }
+    }
+
+    public func listxattr(_ inode: InodeNumber, request: Request) throws(Errno) -> [String] {
+        guard let key = key(of: inode), store.entry(forKey: key) != nil else { return [] }
+        return KeyAttribute.allCases.map(\.rawValue)
+    }
+
+    public func getxattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) -> [UInt8] {
+        guard let attribute = KeyAttribute(rawValue: name), let key = key(of: inode),
+              let value = store.entry(forKey: key) else { throw .ENODATA }
+        switch attribute {
+        case .type: return Array(value.value.type.rawValue.utf8)
+        case .modified: return Array(value.stamp.time.description.utf8)
+        case .device: return Array("\(store.name(of: value.stamp.device)) (\(value.stamp.device.hex))".utf8)
+        }
+    }
+
+    public func setxattr(_ inode: InodeNumber, name: String, value: UnsafeRawBufferPointer,
+                         flags: ExtendedAttributeFlags, request: Request) throws(Errno) {
+        guard let attribute = KeyAttribute(rawValue: name) else { throw .ENOTSUP }
+        guard attribute == .type else { throw .EPERM }
+        guard let key = key(of: inode) else { throw .ENOTSUP }
+        let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let type = PropertyListType(rawValue: text) else { throw .EINVAL }
+        do { try store.convert(key: key, to: type) } catch { throw Errno(error) }
+        lock.lock()
+        let inodeNow = nodes.inode(of: FileName.encode(key))
+        lock.unlock()
+        if let inodeNow { invalidator.invalidate(inode: inodeNow) }
+    }
+
+    public func removexattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) {
+        throw KeyAttribute(rawValue: name) == nil ? .ENODATA : .EPERM
+    }
+}

@@ -1,0 +1,170 @@
+import FUSEKit
+import KVStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a name in the mount's root stands for.
+enum RootName {
+    case controlFolder
+    case scratch
+    case key(String)
+}
+
+extension KeyFileSystem {
+    /// Classifies a name: the control folder, a scratch file (existing, or a
+    /// new name matching the patterns that is no key), or a key. Called with the lock held.
+    func classify(_ name: String) throws(Errno) -> RootName {
+        if name == FileName.controlFolder { return .controlFolder }
+        if scratch[name] != nil { return .scratch }
+        if scratchPatterns.matches(name), FileName.decode(name).map({ store.entry(forKey: $0) == nil }) ?? true {
+            return .scratch
+        }
+        return .key(try Self.key(for: name))
+    }
+
+    public func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+        if parent == NodeTable.controlFolder {
+            switch name {
+            case "status": return entry(try getattr(NodeTable.status, handle: nil, request: request))
+            case "changes.log": return entry(try getattr(NodeTable.changeLog, handle: nil, request: request))
+            default: return .negative(timeout: 0)
+            }
+        }
+        guard parent == .root else { throw .ENOTDIR }
+        lock.lock()
+        defer { lock.unlock() }
+        switch try classify(name) {
+        case .controlFolder:
+            return entry(AttributeReply(folderAttributes(NodeTable.controlFolder), timeout: Self.cacheTimeout))
+        case .scratch:
+            guard let file = scratch[name] else { return .negative(timeout: Self.cacheTimeout) }
+            return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: file.content.count, modified: file.modified),
+                                        timeout: Self.cacheTimeout))
+        case let .key(key):
+            if let value = store.entry(forKey: key) {
+                return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: value.size, modified: Self.timestamp(value.stamp)),
+                                            timeout: Self.cacheTimeout))
+            }
+            if let inode = nodes.inode(of: name), let pending = newestWriter(of: inode) {
+                return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: pending.content.count, modified: .now()), timeout: 0))
+            }
+            return .negative(timeout: Self.cacheTimeout)
+        }
+    }
+
+    private func entry(_ attributes: AttributeReply) -> EntryReply {
+        EntryReply(attributes.attributes, attributeTimeout: attributes.timeout, entryTimeout: Self.cacheTimeout)
+    }
+
+    public func forget(_ inode: InodeNumber, lookups: UInt64) {
+        lock.withLock { nodes.forget(inode, count: lookups) }
+    }
+
+    public func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: Request) throws(Errno) -> CreateReply {
+        guard parent == .root else { throw .EACCES }
+        lock.lock()
+        defer { lock.unlock() }
+        let content: [UInt8]
+        var isNew = false
+        switch try classify(name) {
+        case .controlFolder:
+            throw .EEXIST
+        case .scratch:
+            if scratch[name] != nil && flags.contains(.exclusive) { throw .EEXIST }
+            isNew = scratch[name] == nil
+            content = scratch[name]?.content ?? []
+            if isNew { scratch[name] = ([], .now()) }
+        case let .key(key):
+            let existing = store.entry(forKey: key)
+            if existing != nil && flags.contains(.exclusive) { throw .EEXIST }
+            if existing == nil {
+                do { try store.checkQuota(forKey: key, size: 0) } catch { throw Errno(error) }
+                isNew = true
+            }
+            content = existing?.content ?? []
+        }
+        let inode = nodes.lookUp(name)
+        let file = OpenFile(inode: inode, flags: flags, content: content, isNew: isNew)
+        let handle = register(file)
+        let attributes = fileAttributes(inode, size: file.content.count, modified: .now())
+        return CreateReply(entry: EntryReply(attributes, attributeTimeout: 0, entryTimeout: Self.cacheTimeout),
+                           file: OpenReply(handle: handle, options: [.keepCache]))
+    }
+
+    public func unlink(parent: InodeNumber, name: String, request: Request) throws(Errno) {
+        guard parent == .root else { throw .EACCES }
+        lock.lock()
+        defer { lock.unlock() }
+        switch try classify(name) {
+        case .controlFolder:
+            throw .EISDIR
+        case .scratch:
+            guard scratch.removeValue(forKey: name) != nil else { throw .ENOENT }
+        case let .key(key):
+            guard store.entry(forKey: key) != nil else { throw .ENOENT }
+            do { try store.removeValue(forKey: key) } catch { throw Errno(error) }
+        }
+        nodes.unname(name)
+    }
+
+    public func rename(parent: InodeNumber, name: String, newParent: InodeNumber, newName: String,
+                       flags: RenameFlags, request: Request) throws(Errno) {
+        guard parent == .root, newParent == .root else { throw .EXDEV }
+        if flags.contains(.exchange) { throw .EINVAL }
+        let replace = !flags.contains(.noReplace)
+        var changedInode: InodeNumber?
+        do {
+            lock.lock()
+            defer { lock.unlock() }
+            switch (try classify(name), try classify(newName)) {
+            case (.controlFolder, _), (_, .controlFolder):
+                throw Errno.EPERM
+            case let (.key(from), .key(to)):
+                try store.rename(from, to: to, replace: replace)
+            case let (.scratch, .key(to)):
+                guard let file = scratch[name] else { throw Errno.ENOENT }
+                if !replace && store.entry(forKey: to) != nil { throw Errno.EEXIST }
+                let stored = try store.setFileContent(file.content, forKey: to)
+                scratch[name] = nil
+                if FileForm.encode(stored) != file.content { changedInode = nodes.inode(of: name) }
+            case let (.key(from), .scratch):
+                guard let value = store.entry(forKey: from) else { throw Errno.ENOENT }
+                if !replace && scratch[newName] != nil { throw Errno.EEXIST }
+                try store.removeValue(forKey: from)
+                scratch[newName] = (value.content, Self.timestamp(value.stamp))
+            case (.scratch, .scratch):
+                guard let file = scratch.removeValue(forKey: name) else { throw Errno.ENOENT }
+                if !replace && scratch[newName] != nil {
+                    scratch[name] = file
+                    throw Errno.EEXIST
+                }
+                scratch[newName] = file
+            }
+            nodes.rename(name, to: newName)
+        } catch let error as Errno {
+            throw error
+        } catch let error as KVStoreError {
+            throw Errno(error)
+        } catch {
+            throw .EIO
+        }
+        if let changedInode { invalidator.invalidate(inode: changedInode) }
+    }
+
+    public func mkdir(parent: InodeNumber, name: String, mode: mode_t, request: Request) throws(Errno) -> EntryReply {
+        throw .EPERM  // the store is flat
+    }
+
+    public func mknod(parent: InodeNumber, name: String, mode: mode_t, device: dev_t, request: Request) throws(Errno) -> EntryReply {
+        throw .EPERM
+    }
+
+    public func symlink(target: String, parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+        throw .EPERM
+    }
+
+    public func rmdir(parent: InodeNumber, name: String, request: Request) throws(Errno) {
+        throw name == FileName.controlFolder ? .EPERM : .ENOTDIR
+    }
+}

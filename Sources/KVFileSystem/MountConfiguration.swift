@@ -1,0 +1,31 @@
+import Foundation
+import KVStore
+
+/// Everything `kvfs mount` decides about a mount.
+public struct MountConfiguration: Sendable {
+    /// The folder to mount at (absolute).
+    public var mountPoint: String
+    /// The shared sync directory.
+    public var syncDirectory: URL
+    /// This device's state directory; nil for the default one.
+    public var stateDirectory: URL?
+    /// How other devices name this one; nil for the host name.
+    public var deviceName: String?
+    /// Globs for editors' scratch files: kept in memory on this mount, never synced, never counted.
+    public var scratchPatterns: [String] = MountConfiguration.defaultScratchPatterns
+    /// Seconds between looks at the sync directory, besides inotify.
+    public var pollInterval: Double = 1
+    /// Whether to rely on polling alone (NFS and other folders changed from elsewhere).
+    public var polling = false
+    /// Options for FUSE itself (`allow_other`, `default_permissions`, …).
+    public var fuseOptions: [String] = []
+
+    /// vim's swap files and its write test, backups, and emacs's lock and auto-save files.
+    public static let defaultScratchPatterns = [".*.sw?", "*~", "4913", ".#*", "#*#"]
+
+    /// A configuration with the defaults.
+    public init(mountPoint: String, syncDirectory: URL) {
+        self.mountPoint = mountPoint
+        self.syncDirectory = syncDirectory
+    }
+}

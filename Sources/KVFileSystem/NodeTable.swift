@@ -1,0 +1,68 @@
+import FUSEKit
+
+/// Inode numbers for the names in the mount's root.
+///
+/// A name keeps its inode while the kernel holds lookups on it, so a file
+/// stays the same file across writes from here and from other devices; a
+/// rename moves the inode with the name. Fixed inodes below 16 are the root
+/// and the control folder's entries.
+struct NodeTable {
+    static let controlFolder: InodeNumber = 2
+    static let status: InodeNumber = 3
+    static let changeLog: InodeNumber = 4
+    private static let firstNamed: UInt64 = 16
+
+    private var inodeByName: [String: InodeNumber] = [:]
+    private var nameByInode: [InodeNumber: String] = [:]
+    private var lookups: [InodeNumber: UInt64] = [:]
+    private var next = firstNamed
+
+    /// The inode a name has, if the kernel may know it.
+    func inode(of name: String) -> InodeNumber? { inodeByName[name] }
+
+    /// The name an inode stands for now, or nil once unnamed.
+    func name(of inode: InodeNumber) -> String? { nameByInode[inode] }
+
+    /// The inode for a name, given out to the kernel (one more lookup).
+    mutating func lookUp(_ name: String) -> InodeNumber {
+        let inode = number(name)
+        lookups[inode, default: 0] += 1
+        return inode
+    }
+
+    /// The inode for a name, assigned if it has none, as a listing shows it (no lookup counted).
+    mutating func number(_ name: String) -> InodeNumber {
+        if let inode = inodeByName[name] { return inode }
+        let inode = InodeNumber(next)
+        next += 1
+        inodeByName[name] = inode
+        nameByInode[inode] = name
+        return inode
+    }
+
+    /// The kernel dropped `count` lookups; an inode nobody holds is freed.
+    mutating func forget(_ inode: InodeNumber, count: UInt64) {
+        guard let held = lookups[inode] else { return }
+        if held > count {
+            lookups[inode] = held - count
+            return
+        }
+        lookups[inode] = nil
+        if let name = nameByInode.removeValue(forKey: inode), inodeByName[name] == inode {
+            inodeByName[name] = nil
+        }
+    }
+
+    /// The name is gone: a later file of that name is a new file.
+    mutating func unname(_ name: String) {
+        if let inode = inodeByName.removeValue(forKey: name) { nameByInode[inode] = nil }
+    }
+
+    /// The inode of `from` now has the name `to`; `to`'s old inode loses its name.
+    mutating func rename(_ from: String, to: String) {
+        unname(to)
+        guard let inode = inodeByName.removeValue(forKey: from) else { return }
+        inodeByName[to] = inode
+        nameByInode[inode] = to
+    }
+}

@@ -1,0 +1,52 @@
+import FUSEKit
+
+/// An open file: the private buffer a writer works on, committed on flush,
+/// fsync or release; or, for a reader, the content as it was at open.
+final class OpenFile {
+    let inode: InodeNumber
+    let writable: Bool
+    let append: Bool
+    var content: [UInt8]
+    /// Whether the buffer holds writes (or an O_TRUNC) not yet committed.
+    var dirty: Bool
+
+    /// - Parameters:
+    ///   - content: the file's content now.
+    ///   - isNew: whether the open creates the file, so closing it commits even without a write.
+    init(inode: InodeNumber, flags: OpenFlags, content: [UInt8], isNew: Bool = false) {
+        self.inode = inode
+        writable = flags.isWritable
+        append = flags.contains(.append)
+        let truncated = flags.contains(.truncate) && writable
+        self.content = truncated ? [] : content
+        dirty = truncated || isNew
+    }
+
+    /// Writes at `offset` (at the end for O_APPEND), zero-filling a gap.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        let start = append ? content.count : offset
+        if start > content.count { content += [UInt8](repeating: 0, count: start - content.count) }
+        let overlap = min(bytes.count, content.count - start)
+        content.replaceSubrange(start..<start + overlap, with: bytes[0..<overlap])
+        content += bytes[overlap...]
+        dirty = true
+    }
+
+    /// Sets the buffer's length (ftruncate).
+    func resize(to size: Int) {
+        if size < content.count {
+            content.removeSubrange(size...)
+        } else {
+            content += [UInt8](repeating: 0, count: size - content.count)
+        }
+        dirty = true
+    }
+
+    /// Hands out up to `size` bytes from `offset`.
+    func read(offset: Int, size: Int, reply: (UnsafeRawBufferPointer) -> Void) {
+        content.withUnsafeBytes { all in
+            let start = min(max(offset, 0), all.count)
+            reply(UnsafeRawBufferPointer(rebasing: all[start..<min(all.count, start + size)]))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+// Apple's getters and setters, written once over the primitives.
+extension KeyValueStore {
+    /// The value as a Foundation object (numbers as `NSNumber`), or nil.
+    public func object(forKey aKey: String) -> Any? { value(forKey: aKey)?.appleObject }
+
+    /// The value as a string, numbers coerced (see ``KeyValueStore``), or nil.
+    public func string(forKey aKey: String) -> String? { value(forKey: aKey)?.coercedString }
+
+    /// The value if it is an array, else nil.
+    public func array(forKey aKey: String) -> [Any]? {
+        guard case .array? = value(forKey: aKey) else { return nil }
+        return object(forKey: aKey) as? [Any]
+    }
+
+    /// The value if it is a dictionary, else nil.
+    public func dictionary(forKey aKey: String) -> [String: Any]? {
+        guard case .dictionary? = value(forKey: aKey) else { return nil }
+        return object(forKey: aKey) as? [String: Any]
+    }
+
+    /// The value if it is data, else nil.
+    public func data(forKey aKey: String) -> Data? {
+        guard case let .data(bytes)? = value(forKey: aKey) else { return nil }
+        return bytes
+    }
+
+    /// The value as a 64-bit integer, coerced (see ``KeyValueStore``), or 0.
+    public func longLong(forKey aKey: String) -> Int64 { value(forKey: aKey)?.coercedInt64 ?? 0 }
+
+    /// The value as a double, coerced (see ``KeyValueStore``), or 0.0.
+    public func double(forKey aKey: String) -> Double { value(forKey: aKey)?.coercedDouble ?? 0 }
+
+    /// The value as a Boolean, coerced (see ``KeyValueStore``), or false.
+    public func bool(forKey aKey: String) -> Bool { value(forKey: aKey)?.coercedBool ?? false }
+
+    /// Every key and its value as a Foundation object (numbers as `NSNumber`).
+    public var dictionaryRepresentation: [String: Any] { values.mapValues(\.appleObject) }
+
+    /// Stores a property-list object; nil removes the key. An object that is not
+    /// a property list, a key that is too long and a write over quota change nothing.
+    public func set(_ anObject: Any?, forKey aKey: String) {
+        guard let anObject else { return removeObject(forKey: aKey) }
+        try? setObject(anObject, forKey: aKey)
+    }
+
+    /// Stores a string; nil removes the key.
+    public func set(_ aString: String?, forKey aKey: String) { write(aString.map(PropertyListValue.string), forKey: aKey) }
+
+    /// Stores data; nil removes the key.
+    public func set(_ aData: Data?, forKey aKey: String) { write(aData.map(PropertyListValue.data), forKey: aKey) }
+
+    /// Stores an array of property-list objects; nil removes the key.
+    public func set(_ anArray: [Any]?, forKey aKey: String) { set(anArray as Any?, forKey: aKey) }
+
+    /// Stores a dictionary of property-list objects; nil removes the key.
+    public func set(_ aDictionary: [String: Any]?, forKey aKey: String) { set(aDictionary as Any?, forKey: aKey) }
+
+    /// Stores a 64-bit integer.
+    public func set(_ value: Int64, forKey aKey: String) { write(.integer(value), forKey: aKey) }
+
+    /// Stores a double.
+    public func set(_ value: Double, forKey aKey: String) { write(.real(value), forKey: aKey) }
+
+    /// Stores a Boolean.
+    public func set(_ value: Bool, forKey aKey: String) { write(.bool(value), forKey: aKey) }
+
+    /// Removes the key's value; a missing key (or one too long to exist) is no error.
+    public func removeObject(forKey aKey: String) { try? removeValue(forKey: aKey) }
+
+    /// Stores a property-list object, or throws why not.
+    ///
+    /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` when `object` is not
+    ///   a property list (at any depth), else what ``setValue(_:forKey:)`` throws.
+    public func setObject(_ object: Any, forKey key: String) throws(KVStoreError) {
+        guard let value = PropertyListValue(foundationObject: object) else {
+            throw .invalidValue(key: key, reason: "a \(type(of: object)) is not a property-list value")
+        }
+        try setValue(value, forKey: key)
+    }
+
+    /// Apple's setters cannot report a refusal: the store already posted it if
+    /// it was for quota, and the throwing API is there for callers who want it.
+    private func write(_ value: PropertyListValue?, forKey key: String) {
+        if let value { try? setValue(value, forKey: key) } else { removeObject(forKey: key) }
+    }
+}

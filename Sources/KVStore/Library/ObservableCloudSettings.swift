@@ -1,0 +1,81 @@
+import Foundation
+import Observation
+
+/// An observable settings object whose properties live in a key-value store,
+/// in the spirit of ObservableDefaults' `@ObservableCloud`, without a macro.
+///
+/// Subclass it and mark properties:
+/// - `@CloudBacked("key") var name = default`: stored under `prefix + "key"`,
+///   observable, and updated (observers told) when another device changes the
+///   key; when the key is missing, or removed, or holds something that is not
+///   a `Value`, the property reads as its declared default.
+/// - `@ObservableOnly var name = value`: observable, not stored.
+/// - a plain `var`: neither.
+///
+/// ```swift
+/// final class Settings: ObservableCloudSettings {
+///     @CloudBacked("theme") var theme = "light"
+///     @CloudBacked("fontSize") var fontSize = 14
+///     @ObservableOnly var isEditing = false
+/// }
+/// let settings = Settings(store: .default, prefix: "myApp.")
+/// ```
+///
+/// Cloud-backed properties read the store each time, so they are never stale.
+/// Like ObservableDefaults, writes made to the
+/// store directly (not through a settings object) in this process are not
+/// announced to observers, as Apple's store does not announce them either.
+open class ObservableCloudSettings: Observable {
+    /// The store the cloud-backed properties live in.
+    public let store: any KeyValueStore
+    /// Put in front of every cloud-backed property's key, to keep apps or settings objects apart.
+    public let prefix: String
+
+    let registrar = ObservationRegistrar()
+    private let relay = ChangeRelay()
+    private let subscription: any NSObjectProtocol
+
+    /// Creates settings over `store` (by default ``UbiquitousKeyValueStore/default``), keys prefixed by `prefix`.
+    public init(store: any KeyValueStore = UbiquitousKeyValueStore.default, prefix: String = "") {
+        self.store = store
+        self.prefix = prefix
+        // Synchronous (queue nil): observers hear of a change on the thread that posted it.
+        subscription = NotificationCenter.default.addObserver(forName: AppleNames.didChangeExternally, object: store,
+                                                              queue: nil) { [relay] notification in
+            relay.announce(keys: notification.userInfo?[AppleNames.changedKeysKey] as? [String] ?? [])
+        }
+    }
+
+    deinit { NotificationCenter.default.removeObserver(subscription) }
+
+    /// Tells observation that `property` was read and, for a cloud-backed one,
+    /// remembers how to announce changes of its store key. (A property nobody
+    /// read has no observers to tell.)
+    func didAccess<Settings: ObservableCloudSettings, Member>(_ property: KeyPath<Settings, Member>, of settings: Settings,
+                                                              storeKey: String? = nil) {
+        registrar.access(settings, keyPath: property)
+        guard let storeKey else { return }
+        relay.remember(storeKey) { [weak settings] in
+            guard let settings else { return }
+            settings.registrar.withMutation(of: settings, keyPath: property) {}
+        }
+    }
+}
+
+/// For each store key read through a settings object, how to announce that
+/// its property changed; called from the store's notification, on any thread.
+///
+/// Announcing only calls the ObservationRegistrar, which is thread-safe, so
+/// the settings object itself need not be Sendable (and its subclasses need
+/// not say `@unchecked Sendable`).
+private final class ChangeRelay: Sendable {
+    private let announcements = Locked<[String: () -> Void]>([:])
+
+    func remember(_ key: String, _ announce: @escaping () -> Void) {
+        announcements.withLock { if $0[key] == nil { $0[key] = announce } }
+    }
+
+    func announce(keys: [String]) {
+        for announce in announcements.withLock({ table in keys.compactMap { table[$0] } }) { announce() }
+    }
+}

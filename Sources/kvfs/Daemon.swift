@@ -1,0 +1,83 @@
+import Foundation
+import KVFileSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the mount as a daemon: this process starts itself again with
+/// `--foreground` in a new session and waits until the child says the mount is
+/// ready (or why it is not), so `kvfs mount m && cat m/k` works.
+enum Daemon {
+    private static let readyVariable = "KVFS_READY_FD"
+
+    static func start(arguments: [String], mountPoint: String) throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw CommandError.system("cannot create a pipe for", mountPoint) }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addclose(&actions, readEnd)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(0x80))  // POSIX_SPAWN_SETSID, which Glibc's module does not export
+        let argv = ["/proc/self/exe"] + FstabArguments.rewrite(arguments) + ["--foreground"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[readyVariable] = String(writeEnd)
+        let envp = environment.map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let status = withCStrings(argv) { argvPointers in
+            withCStrings(envp) { envPointers in
+                posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argvPointers, envPointers)
+            }
+        }
+        close(writeEnd)
+        guard status == 0 else { throw CommandError("cannot start the kvfs daemon: \(String(cString: strerror(status)))") }
+        let message = readAll(readEnd)
+        close(readEnd)
+        if message == "ready" { return }
+        var exitStatus: Int32 = 0
+        waitpid(pid, &exitStatus, 0)
+        throw CommandError(message.isEmpty ? "the kvfs daemon for \(mountPoint) exited before the mount was ready" : message)
+    }
+
+    /// Tells a waiting `kvfs mount` that the mount is ready (nil) or why it failed.
+    static func reportReady(_ error: String?) {
+        guard let value = ProcessInfo.processInfo.environment[readyVariable], let fd = Int32(value) else {
+            if let error { FileHandle.standardError.write(Data("kvfs: \(error)\n".utf8)) }
+            return
+        }
+        let message = Array((error ?? "ready").utf8)
+        _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        // Nobody reads the daemon's standard error once the parent has gone, and
+        // holding it open would keep a caller's pipe from ever reaching its end.
+        if error == nil {
+            let null = open("/dev/null", O_WRONLY)
+            dup2(null, 2)
+            close(null)
+        }
+    }
+
+    private static func readAll(_ fd: Int32) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        var pointers = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { pointers.forEach { free($0) } }
+        return body(pointers)
+    }
+}

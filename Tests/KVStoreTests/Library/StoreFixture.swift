@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import KVStore
+
+/// The two stores every scenario runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inMemory, syncDirectory
+    var testDescription: String { rawValue }
+}
+
+/// Runs `body` with a fresh store of `kind`, then closes the store and removes its folder.
+func withStore<Result>(_ kind: StoreKind, _ body: (StoreFixture, any KeyValueStore) async throws -> Result) async throws -> Result {
+    let fixture = try StoreFixture(kind)
+    defer { fixture.close() }
+    return try await body(fixture, fixture.store)
+}
+
+/// A fresh store of one kind, with a way for "another device" to change it.
+/// A sync-directory store lives in a temporary folder, removed by ``close()``.
+final class StoreFixture: @unchecked Sendable {
+    let kind: StoreKind
+    let folder: URL
+    private(set) var store: (any KeyValueStore)!
+    private var otherDevice: UbiquitousKeyValueStore?
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("kvfs-library-\(UUID().uuidString)")
+        switch kind {
+        case .inMemory: store = InMemoryKeyValueStore()
+        case .syncDirectory: store = try openDevice("this")
+        }
+    }
+
+    /// Drops the stores (closing them, once nobody else holds them) and removes the folder.
+    func close() {
+        store = nil
+        otherDevice = nil
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    var syncDirectory: URL { folder.appendingPathComponent("sync") }
+
+    /// Another device of the same sync directory, with its own state directory.
+    func openDevice(_ name: String) throws -> UbiquitousKeyValueStore {
+        try UbiquitousKeyValueStore(syncDirectory: syncDirectory, stateDirectory: folder.appendingPathComponent("state-\(name)"),
+                                    deviceName: name)
+    }
+
+    /// Another device changes keys (nil removes); for a sync directory the change
+    /// is then picked up by `synchronize()` (or the watcher, whichever is first).
+    func changeExternally(_ changes: [String: PropertyListValue?]) throws {
+        switch kind {
+        case .inMemory:
+            (store as! InMemoryKeyValueStore).simulateExternalChange(changes)
+        case .syncDirectory:
+            let other = try otherDevice ?? openDevice("other")
+            otherDevice = other
+            for (key, value) in changes {
+                if let value { try other.setValue(value, forKey: key) } else { try other.removeValue(forKey: key) }
+            }
+            #expect(store.synchronize())
+        }
+    }
+}
+
+/// Records a store's didChangeExternallyNotification posts.
+final class NotificationRecorder: @unchecked Sendable {
+    struct Post {
+        var reason: Int?
+        var reasonNumber: NSNumber?
+        var keys: [String]?
+        var objectIsStore: Bool
+    }
+
+    private let posts = Locked<[Post]>([])
+    private var token: (any NSObjectProtocol)?
+
+    init(_ store: any KeyValueStore) {
+        token = NotificationCenter.default.addObserver(forName: UbiquitousKeyValueStore.didChangeExternallyNotification,
+                                                       object: store, queue: nil) { [posts] notification in
+            let post = Post(reason: notification.userInfo?[NSUbiquitousKeyValueStoreChangeReasonKey] as? Int,
+                            reasonNumber: notification.userInfo?[NSUbiquitousKeyValueStoreChangeReasonKey] as? NSNumber,
+                            keys: notification.userInfo?[NSUbiquitousKeyValueStoreChangedKeysKey] as? [String],
+                            objectIsStore: (notification.object as AnyObject?) === store)
+            posts.withLock { $0.append(post) }
+        }
+    }
+
+    deinit { if let token { NotificationCenter.default.removeObserver(token) } }
+
+    var all: [Post] { posts.withLock { $0 } }
+
+    /// Every key posted with `reason`.
+    func keys(reason: Int) -> Set<String> {
+        Set(all.filter { $0.reason == reason }.flatMap { $0.keys ?? [] })
+    }
+
+    /// Waits until posts with `reason` have named all of `keys`.
+    func waitFor(_ keys: Set<String>, reason: Int) async -> Bool {
+        await eventually { keys.isSubset(of: self.keys(reason: reason)) }
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func eventually(seconds: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// Collects a change stream's elements until their keys cover `keys` (or `seconds` pass).
+func collect(_ stream: AsyncStream<StoreChange>, covering keys: Set<String>, seconds: Double = 10) async -> [StoreChange] {
+    await withTaskGroup(of: [StoreChange]?.self) { group in
+        group.addTask {
+            var changes: [StoreChange] = []
+            for await change in stream {
+                changes.append(change)
+                if keys.isSubset(of: Set(changes.flatMap(\.keys))) { break }
+            }
+            return changes
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first ?? []
+    }
+}
+
+/// Groups the library's suites, so `swift test --filter KVStoreTests.Library` runs them all.
+@Suite("Library") enum LibraryTests {}
