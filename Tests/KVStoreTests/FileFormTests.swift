@@ -113,6 +113,10 @@ struct FileFormTests {
         #expect(PropertyListValue(foundationObject: NSNumber(value: Int64(9))) == .integer(9))
         #expect(PropertyListValue(foundationObject: ["a": [1, "b"]] as [String: Any])
                 == .dictionary(["a": .array([.integer(1), .string("b")])]))
+        #expect(PropertyListValue(foundationObject: NSNumber(value: true)) == .bool(true))
+        #expect(PropertyListValue(foundationObject: NSNumber(value: UInt64.max)) == nil)
+        #expect(PropertyListValue(foundationObject: UInt64.max) == nil)
+        #expect(PropertyListValue(foundationObject: UInt64(5)) == .integer(5))
         #expect(PropertyListValue(foundationObject: NSObject()) == nil)
         #expect(PropertyListValue(foundationObject: [NSObject()]) == nil)
     }

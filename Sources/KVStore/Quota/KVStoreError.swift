@@ -75,7 +75,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .keyExists(key):
             "key '\(key)' already exists"
         case let .stateDirectoryBusy(path, holder):
-            "state directory \(path) is in use by \(holder); unmount it or use another --state-dir"
+            "state directory \(path) is in use by \(holder); stop that process, or open the store with another state directory"
         case let .io(path, reason):
             "\(path): \(reason)"
         }

@@ -22,11 +22,16 @@ extension PropertyListValue {
         switch object {
         case let value as String: self = .string(value)
         case let value as Bool where Self.isBoolean(object): self = .bool(value)
-        case let value as NSNumber: self = Self.number(value)
+        case let value as NSNumber:
+            guard let number = Self.number(value) else { return nil }
+            self = number
         case let value as Int: self = .integer(Int64(value))
         case let value as Int64: self = .integer(value)
         case let value as Int32: self = .integer(Int64(value))
         case let value as UInt32: self = .integer(Int64(value))
+        case let value as UInt64:
+            guard let number = Int64(exactly: value) else { return nil }  // a property-list integer is signed
+            self = .integer(number)
         case let value as Double: self = .real(value)
         case let value as Float: self = .real(Double(value))
         case let value as Date: self = .date(value)
@@ -55,10 +60,14 @@ extension PropertyListValue {
         return object is Bool
     }
 
-    private static func number(_ number: NSNumber) -> PropertyListValue {
+    /// An NSNumber's value by its encoding: on Linux a boolean NSNumber
+    /// (`NSNumber(value: true)`) reports "c"; an unsigned one past Int64's
+    /// range has no property-list form.
+    private static func number(_ number: NSNumber) -> PropertyListValue? {
         switch String(cString: number.objCType) {
+        case "c", "B": .bool(number.boolValue)
         case "d", "f": .real(number.doubleValue)
-        case "c", "B" where Swift.type(of: number as Any) == Bool.self: .bool(number.boolValue)
+        case "Q", "L": Int64(exactly: number.uint64Value).map(PropertyListValue.integer)
         default: .integer(number.int64Value)
         }
     }
