@@ -44,8 +44,9 @@ enum Daemon {
         throw CommandError(message.isEmpty ? "the kvfs daemon for \(mountPoint) exited before the mount was ready" : message)
     }
 
-    /// Tells a waiting `kvfs mount` that the mount is ready (nil) or why it failed.
-    static func reportReady(_ error: String?) {
+    /// Tells a waiting `kvfs mount` that the mount is ready (nil) or why it
+    /// failed; once ready, the daemon's warnings go to `log`.
+    static func reportReady(_ error: String?, log: String) {
         guard let value = ProcessInfo.processInfo.environment[readyVariable], let fd = Int32(value) else {
             if let error { FileHandle.standardError.write(Data("kvfs: \(error)\n".utf8)) }
             return
@@ -56,9 +57,9 @@ enum Daemon {
         // Nobody reads the daemon's standard error once the parent has gone, and
         // holding it open would keep a caller's pipe from ever reaching its end.
         if error == nil {
-            let null = open("/dev/null", O_WRONLY)
-            dup2(null, 2)
-            close(null)
+            let file = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            dup2(file >= 0 ? file : open("/dev/null", O_WRONLY), 2)
+            if file >= 0 { close(file) }
         }
     }
 

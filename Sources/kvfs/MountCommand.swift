@@ -22,7 +22,9 @@ struct MountCommand: ParsableCommand {
     func run() throws {
         let configuration = try makeConfiguration()
         if foreground {
-            let status = KVMount.run(configuration) { error in Daemon.reportReady(error) }
+            let state = configuration.stateDirectory ?? DeviceStore.defaultStateDirectory(for: configuration.syncDirectory)
+            let log = state.appendingPathComponent("daemon.log").path
+            let status = KVMount.run(configuration) { error in Daemon.reportReady(error, log: log) }
             throw ExitCode(status)
         }
         try Daemon.start(arguments: Array(CommandLine.arguments.dropFirst()), mountPoint: configuration.mountPoint)
