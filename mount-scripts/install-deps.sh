@@ -6,7 +6,7 @@
 # Usage: mount-scripts/install-deps.sh
 set -euo pipefail
 
-packages=(libfuse3-dev fuse3 pkg-config attr syncthing unison inotify-tools vim jq)
+packages=(libfuse3-dev fuse3 pkg-config attr syncthing unison inotify-tools vim jq python3)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

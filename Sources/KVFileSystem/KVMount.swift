@@ -76,9 +76,12 @@ public enum KVMount {
         if isMounted(path) { throw MountError("\(path) is already mounted") }
     }
 
-    /// Whether /proc/self/mountinfo lists a kvfs mount at `path`.
+    /// Whether /proc/self/mountinfo lists a kvfs mount at `path`. The table is
+    /// decoded leniently: one foreign mount whose name is not UTF-8 must not
+    /// hide every kvfs mount.
     static func isMounted(_ path: String) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return false }
+        guard let data = FileManager.default.contents(atPath: "/proc/self/mountinfo") else { return false }
+        let table = String(decoding: data, as: UTF8.self)
         return table.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ")
             return fields.count > 4 && unescape(fields[4]) == path && line.contains(" - fuse.kvfs ")

@@ -40,6 +40,7 @@ extension KeyFileSystem {
         guard let attribute = KeyAttribute(rawValue: name) else { throw .ENOTSUP }
         guard attribute == .type else { throw .EPERM }
         guard let key = key(of: inode) else { throw .ENOTSUP }
+        commitUnwritten(FileName.encode(key))
         let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let type = PropertyListType(rawValue: text) else { throw .EINVAL }
         do { try store.convert(key: key, to: type) } catch { throw Errno(error) }

@@ -5,6 +5,14 @@ extension KeyFileSystem {
     /// The largest scratch file kept in memory: editors' swap files, never a store value.
     static let maxScratchBytes = 64 << 20
 
+    /// How every key and scratch file is opened: direct I/O, so each read is
+    /// served from the handle's own buffer. The kernel's page cache is one per
+    /// file and writers' writes (and O_TRUNC, which sets the cached size to 0)
+    /// land in it before they are committed; readers served from it saw a
+    /// writer's half-written, truncated or interleaved buffers. (Shared
+    /// mmap of a key is refused with ENODEV as a result; private mmap works.)
+    static let keyFileOptions: OpenOptions = [.directIO]
+
     public func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
         if let control = ControlFile(inode) {
             if flags.isWritable { throw .EACCES }
@@ -25,7 +33,7 @@ extension KeyFileSystem {
             }
             let handle = register(OpenFile(inode: inode, flags: flags, content: content))
             // A reader's close has nothing to commit: no FLUSH round trip for it.
-            return OpenReply(handle: handle, options: flags.isWritable ? [.keepCache] : [.keepCache, .noFlush])
+            return OpenReply(handle: handle, options: flags.isWritable ? Self.keyFileOptions : Self.keyFileOptions.union(.noFlush))
         }
     }
 
@@ -42,8 +50,14 @@ extension KeyFileSystem {
         lock.lock()
         defer { lock.unlock() }
         guard let file = files[handle], file.writable else { throw .EBADF }
+        if let refusal = file.refusal { throw refusal }
         let newSize = max(file.content.count, (file.append ? file.content.count : Int(offset)) + bytes.count)
-        try checkSize(newSize, of: inode)
+        do throws(Errno) {
+            try checkSize(newSize, of: inode)
+        } catch {
+            file.refusal = error  // the writes before this one are not a value to commit
+            throw error
+        }
         file.write(bytes, at: Int(offset))
         return bytes.count
     }
@@ -60,7 +74,7 @@ extension KeyFileSystem {
     }
 
     public func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: Request) throws(Errno) {
-        try commit(handle)
+        try commit(handle, onlyWritten: true)
     }
 
     public func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: Request) throws(Errno) {
@@ -68,19 +82,30 @@ extension KeyFileSystem {
         do { try store.flush() } catch { throw Errno(error) }
     }
 
-    public func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags, request: Request) {
+    /// Commits what is left (a bare O_TRUNC or O_CREAT that no flush
+    /// committed) and drops the buffer. Its signature must be FUSEKit's
+    /// exactly (no `request:`), or the protocol's empty default runs instead.
+    public func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags) {
         try? commit(handle)
         _ = lock.withLock { files.removeValue(forKey: handle) }
     }
 
     /// Commits a buffer with writes in it: a scratch file's to memory, a key's to the store.
-    /// When the store keeps other bytes than were written (a typed value's
-    /// canonical form, or the old value after a refusal), the kernel's cached
-    /// size and pages of the file are dropped.
-    func commit(_ handle: UInt64) throws(Errno) {
+    /// Then the kernel's cached size and pages of the file are dropped: the
+    /// store may keep other bytes than were written (a typed value's canonical
+    /// form, the old value after a refusal), and the kernel may have taken a
+    /// size from a buffer. A buffer one of whose writes was refused is never
+    /// committed: its refusal is thrown again.
+    ///
+    /// - Parameter onlyWritten: commit only what write() or ftruncate() put in
+    ///   the buffer, leaving a bare O_TRUNC or O_CREAT to a later commit (flush).
+    func commit(_ handle: UInt64, onlyWritten: Bool = false) throws(Errno) {
         let pending: (key: String, file: OpenFile)? = try locked { () throws(Errno) in
-            guard let file = files[handle], file.dirty else { return nil }
+            guard let file = files[handle] else { return nil }
+            if let refusal = file.refusal { throw refusal }
+            guard file.dirty, file.written || !onlyWritten else { return nil }
             file.dirty = false
+            file.written = false
             guard let name = nodes.name(of: file.inode) else { return nil }  // unlinked while open
             if scratch[name] != nil {
                 scratch[name] = (file.content, .now())
@@ -91,7 +116,7 @@ extension KeyFileSystem {
         guard let (key, file) = pending else { return }
         var failure: KVStoreError?
         do { try store.setFileContent(file.content, forKey: key) } catch { failure = error }
-        if store.entry(forKey: key)?.content != file.content { invalidator.invalidate(inode: file.inode) }
+        invalidator.invalidate(inode: file.inode)
         if let failure { throw Errno(failure) }
     }
 

@@ -29,7 +29,7 @@ extension KeyFileSystem {
             return [DirectoryEntry(name: ".", inode: .root, type: .directory),
                     DirectoryEntry(name: "..", inode: .root, type: .directory),
                     DirectoryEntry(name: FileName.controlFolder, inode: NodeTable.controlFolder, type: .directory)]
-                + names.sorted().map { DirectoryEntry(name: $0, inode: nodes.number($0), type: .regular) }
+                + names.map { DirectoryEntry(name: $0, inode: nodes.number($0), type: .regular) }  // `ls` sorts
         }
     }
 
@@ -38,7 +38,8 @@ extension KeyFileSystem {
         return entries
     }
 
-    public func releasedir(_ inode: InodeNumber, handle: UInt64, request: Request) {
+    /// Drops the listing. Its signature must be FUSEKit's exactly (no `request:`).
+    public func releasedir(_ inode: InodeNumber, handle: UInt64) {
         _ = lock.withLock { directories.removeValue(forKey: handle) }
     }
 }

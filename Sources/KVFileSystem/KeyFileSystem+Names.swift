@@ -89,7 +89,7 @@ extension KeyFileSystem {
         let handle = register(file)
         let attributes = fileAttributes(inode, size: file.content.count, modified: .now())
         return CreateReply(entry: EntryReply(attributes, attributeTimeout: 0, entryTimeout: Self.cacheTimeout),
-                           file: OpenReply(handle: handle, options: [.keepCache]))
+                           file: OpenReply(handle: handle, options: Self.keyFileOptions))
     }
 
     public func unlink(parent: InodeNumber, name: String, request: Request) throws(Errno) {
@@ -102,10 +102,26 @@ extension KeyFileSystem {
         case .scratch:
             guard scratch.removeValue(forKey: name) != nil else { throw .ENOENT }
         case let .key(key):
-            guard store.entry(forKey: key) != nil else { throw .ENOENT }
-            do { try store.removeValue(forKey: key) } catch { throw Errno(error) }
+            if store.entry(forKey: key) != nil {
+                do { try store.removeValue(forKey: key) } catch { throw Errno(error) }
+            } else if nodes.inode(of: name).flatMap(newestWriter(of:)) == nil {
+                throw .ENOENT
+            }
+            // Else created and not committed yet (vim's `.swpx` probe): unnamed, it never will be.
         }
         nodes.unname(name)
+    }
+
+    /// Commits the open buffers of `name` that hold only open's O_CREAT or
+    /// O_TRUNC, which flush leaves to release (see ``OpenFile/written``), so
+    /// an operation right after the close (`: > tmp && mv tmp k`) finds what
+    /// the close meant rather than racing the kernel's asynchronous release.
+    func commitUnwritten(_ name: String) {
+        let handles: [UInt64] = lock.withLock {
+            guard let inode = nodes.inode(of: name) else { return [] }
+            return files.filter { $0.value.inode == inode && $0.value.dirty && !$0.value.written }.map(\.key)
+        }
+        for handle in handles { try? commit(handle) }
     }
 
     public func rename(parent: InodeNumber, name: String, newParent: InodeNumber, newName: String,
@@ -113,6 +129,7 @@ extension KeyFileSystem {
         guard parent == .root, newParent == .root else { throw .EXDEV }
         if flags.contains(.exchange) { throw .EINVAL }
         let replace = !flags.contains(.noReplace)
+        commitUnwritten(name)
         var changedInode: InodeNumber?
         do {
             lock.lock()

@@ -9,6 +9,17 @@ final class OpenFile {
     var content: [UInt8]
     /// Whether the buffer holds writes (or an O_TRUNC) not yet committed.
     var dirty: Bool
+    /// Whether write() or ftruncate() changed the buffer since it was last
+    /// committed. A flush with only open's O_TRUNC or O_CREAT to commit is
+    /// left to release (or to a rename or unlink of the file): a shell's
+    /// `> k` flushes once as it moves the file to standard output, before
+    /// the command has written anything, and a write refused after that
+    /// must leave the old value, or no key.
+    var written = false
+    /// The error that refused one of this handle's writes (EDQUOT): what is
+    /// left in the buffer is not what the writer meant, so it is never
+    /// committed, and flush reports the error again.
+    var refusal: Errno?
 
     /// - Parameters:
     ///   - content: the file's content now.
@@ -30,6 +41,7 @@ final class OpenFile {
         content.replaceSubrange(start..<start + overlap, with: bytes[0..<overlap])
         content += bytes[overlap...]
         dirty = true
+        written = true
     }
 
     /// Sets the buffer's length (ftruncate).
@@ -40,6 +52,7 @@ final class OpenFile {
             content += [UInt8](repeating: 0, count: size - content.count)
         }
         dirty = true
+        written = true
     }
 
     /// Hands out up to `size` bytes from `offset`.

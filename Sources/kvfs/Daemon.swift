@@ -14,6 +14,7 @@ enum Daemon {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw CommandError.system("cannot create a pipe for", mountPoint) }
         let (readEnd, writeEnd) = (fds[0], fds[1])
+        closeOnExec(except: [0, 1, 2, writeEnd])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -60,6 +61,18 @@ enum Daemon {
             let file = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             dup2(file >= 0 ? file : open("/dev/null", O_WRONLY), 2)
             if file >= 0 { close(file) }
+        }
+    }
+
+    /// Marks every open descriptor but `kept` close-on-exec. The daemon
+    /// outlives this command, and must not hold the caller's descriptors: a
+    /// caller waiting for a pipe or socket it gave `kvfs mount` to reach its
+    /// end (`$(kvfs mount m)`, Foundation's `Process`) would wait forever.
+    private static func closeOnExec(except kept: Set<Int32>) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for fd in names.compactMap(Int32.init) where !kept.contains(fd) {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
         }
     }
 

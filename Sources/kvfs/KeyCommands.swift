@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import KVStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `kvfs get KEY`: prints a key's file form, as `cat` on a mount would.
 struct GetCommand: ParsableCommand {
@@ -45,29 +48,49 @@ struct SetCommand: ParsableCommand {
             if let typed { try store.set(typed, forKey: key) } else { try store.setFileContent(Array(value.utf8), forKey: key) }
         case let .mounted(mountPoint):
             let content = typed.map { Array($0.propertyListData(format: .binary)) } ?? Array(value.utf8)
-            let path = try StoreAccess.path(mountPoint, key)
-            if !FileManager.default.createFile(atPath: path, contents: Data(content)) {
-                throw CommandError.system("cannot write", path)
-            }
+            try writeInPlace(content, to: try StoreAccess.path(mountPoint, key))
         }
     }
 
+    /// The value as `type`; a wrong type or value is one line (CommandError), not a usage message.
     private func typedValue(_ name: String) throws -> PropertyListValue {
         guard let type = PropertyListType(rawValue: name) else {
-            throw ValidationError("unknown type '\(name)'; use one of: \(PropertyListType.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw CommandError("unknown type '\(name)'; use one of: \(PropertyListType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         switch type {
         case .data: return .data(Data(value.utf8))
         case .array, .dictionary:
             let parsed = try FileForm.decode(Array(value.utf8), key: key, existingType: nil)
-            guard parsed.type == type else { throw ValidationError("the value is not an XML property list holding a \(name)") }
+            guard parsed.type == type else { throw CommandError("the value is not an XML property list holding a \(name)") }
             return parsed
         default:
             guard let parsed = FileForm.parse(value.trimmingCharacters(in: .whitespacesAndNewlines), as: type) else {
-                throw ValidationError("'\(value)' is not a valid \(name)")
+                throw CommandError("'\(value)' is not a valid \(name)")
             }
             return parsed
         }
+    }
+
+    /// Writes a key's file in place, as `echo VALUE > KEY` does, so the mount
+    /// reads the content back by its rules (a key keeps its type) and a
+    /// refusal at close() is reported. (`FileManager.createFile` writes a
+    /// temporary file and renames it over the key: the key lost its type,
+    /// took any text, and a temporary key came and went.)
+    private func writeInPlace(_ content: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw CommandError.system("cannot write", path) }
+        var written = 0
+        while written < content.count {
+            let count = content[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let error = CommandError.system("cannot write", path)
+                Glibc.close(fd)
+                throw error
+            }
+            written += count
+        }
+        guard Glibc.close(fd) == 0 else { throw CommandError.system("cannot write", path) }
     }
 }
 

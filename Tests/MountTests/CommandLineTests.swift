@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// SPEC "Command line": `kvfs get/set/rm/ls/status/changes` with and without
+/// a mount, and `kvfs mount`'s errors.
+@Suite("The kvfs command", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
+struct CommandLineTests {
+    /// The same session of commands, run without a mount and through one.
+    static let session = #"""
+        kvfs set greeting hello $S; echo "set: $?"
+        kvfs set n --type integer $S -- -5; echo "set integer: $?"
+        kvfs set flag yes --type bool $S
+        kvfs set list '<plist><array><string>a</string></array></plist>' --type array $S
+        kvfs get greeting $S; kvfs get n $S; kvfs get flag $S
+        kvfs get list $S | grep -c '<string>a</string>'
+        kvfs set n 6 $S; kvfs get n $S
+        kvfs set n six $S; echo "set n six: $?"; kvfs get n $S
+        kvfs ls $S | tr '\n' ' '; echo
+        kvfs rm flag $S; echo "rm: $?"
+        kvfs rm flag $S; echo "rm again: $?"
+        kvfs get flag $S; echo "get removed: $?"
+        kvfs set bad x --type colour $S; echo "bad type: $?"
+        kvfs ls $S | tr '\n' ' '; echo
+        kvfs status --json $S | jq -c '[.keys.used, .bytes.used, .bytes.limit, (.devices | length)]'
+        kvfs status $S | grep -E '^(keys|bytes):'
+
+        """#
+
+    static let sessionOutput = """
+        set: 0
+        set integer: 0
+        hello
+        -5
+        true
+        1
+        6
+        set n six: 1
+        6
+        flag greeting list n 
+        rm: 0
+        rm again: 1
+        get removed: 1
+        bad type: 1
+        greeting list n 
+        [3,218,1048576,1]
+        keys:       3 of 1024
+        bytes:      218 of 1048576
+
+        """
+
+    @Test("get, set, rm, ls and status work on the store without a mount")
+    func withoutMount() throws {
+        try withSandbox { sandbox in
+            let result = try sandbox.run(Self.session)
+            #expect(result.output == Self.sessionOutput, "\(result)")
+            let errors = result.error.split(separator: "\n")
+            #expect(errors.count == 4, "one line per failed command: \(result)")
+            #expect(errors.first?.hasPrefix("Error: value for 'n' refused") == true, "\(result)")
+            #expect(errors.dropFirst().prefix(2).allSatisfy { $0 == "Error: no such key 'flag'" }, "\(result)")
+        }
+    }
+
+    @Test("the same commands go through a running mount, which sees them at once")
+    func throughMount() throws {
+        try withMount { sandbox in
+            let result = try sandbox.run(Self.session + #"""
+                ls $M | tr '\n' ' '; echo
+                bytes $M/n $M/greeting; xtype $M/n; xtype $M/list
+                [ "$(kvfs status --json $S | jq .pid)" = "$(jq .pid $M/.kvfs/status)" ] && echo "status came from the mount"
+                """#)
+            #expect(result.output == Self.sessionOutput + """
+                greeting list n 
+                b'6\\n'
+                b'hello\\n'
+                integer
+                array
+                status came from the mount
+
+                """, "\(result)")
+            #expect(result.error.split(separator: "\n").count == 4, "one line per failed command: \(result)")
+        }
+    }
+
+    @Test("with no --sync-dir the default store under $XDG_DATA_HOME serves, with a mount and without")
+    func defaultStore() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                kvfs set theme dark; kvfs get theme
+                [ -f $XDG_DATA_HOME/kvfs/default/store-id ] && echo "store in XDG_DATA_HOME"
+                [ -d $XDG_STATE_HOME/kvfs/default ] && echo "state in XDG_STATE_HOME"
+                kvfs mount $M && cat $M/theme
+                kvfs set theme light; cat $M/theme; kvfs ls
+                kvfs unmount $M && echo unmounted
+                kvfs get theme
+                """#)
+            #expect(output == """
+                dark
+                store in XDG_DATA_HOME
+                state in XDG_STATE_HOME
+                dark
+                light
+                theme
+                unmounted
+                light
+
+                """)
+        }
+    }
+
+    @Test("kvfs mount on a mounted, missing or non-folder path, or with a busy state dir: one line, non-zero")
+    func mountErrors() throws {
+        try withMount { sandbox in
+            for (script, message) in [
+                ("kvfs mount $M $S", "Error: cannot mount \(sandbox.mountPoint): \(sandbox.mountPoint) is already mounted"),
+                ("kvfs mount $T/missing $S", "Error: cannot mount \(sandbox.path)/missing: \(sandbox.path)/missing: No such file or directory"),
+                ("touch $T/file; kvfs mount $T/file $S", "Error: cannot mount \(sandbox.path)/file: \(sandbox.path)/file is not a folder"),
+                ("mkdir $T/m2; kvfs mount $T/m2 $S", "Error: cannot mount \(sandbox.path)/m2: state directory \(sandbox.stateDirectory) is in use by"),
+                ("kvfs unmount $T/m2", "Error: \(sandbox.path)/m2 is not a kvfs mount"),
+            ] {
+                let result = try sandbox.run(script)
+                #expect(result.status != 0, "\(script): \(result)")
+                #expect(result.error.split(separator: "\n").count == 1 && result.error.hasPrefix(message), "\(script): \(result)")
+                #expect(!sandbox.isMounted(sandbox.path + "/m2"))
+            }
+            // The original mount still serves.
+            #expect(try sandbox.ok("echo still > $M/k; cat $M/k") == "still\n")
+        }
+    }
+
+    @Test("kvfs mount returns once the mount is ready, even when its output is captured (the daemon keeps no caller's descriptor)")
+    func mountReturns() throws {
+        try withSandbox { sandbox in
+            let result = try sandbox.run(#"""
+                # The substitution's pipe is also the command's descriptor 9: were the daemon to keep it, $(…) would never end.
+                out=$(kvfs mount $M $S 2>&1 9>&1); echo "mount: $? [$out]"
+                cat $M/.kvfs/status | jq -r .syncDirectory
+                """#, timeout: 20)
+            #expect(result.output == "mount: 0 []\n\(sandbox.syncDirectory)\n", "\(result)")
+        }
+    }
+
+    @Test("kvfs mount and unmount see their mount while another mount's name is not UTF-8")
+    func foreignMountNames() throws {
+        try withSandbox { sandbox in
+            let foreign = try sandbox.run(#"mkdir "$T/$(printf 'odd\377')" && mount -t tmpfs kvfs-test "$T/$(printf 'odd\377')""#)
+            guard foreign.status == 0 else {
+                print("MountTests: foreign-mount check skipped: cannot mount a tmpfs here (\(foreign.error))")
+                return
+            }
+            defer { _ = try? sandbox.run(#"umount "$T/$(printf 'odd\377')""#) }
+            let result = try sandbox.run("kvfs mount $M $S && echo mounted; kvfs mount $M $S; echo \"again: $?\"; kvfs unmount $M && echo unmounted")
+            #expect(result.output == "mounted\nagain: 1\nunmounted\n", "\(result)")
+            #expect(result.error == "Error: cannot mount \(sandbox.mountPoint): \(sandbox.mountPoint) is already mounted\n", "\(result)")
+        }
+    }
+
+    @Test("kvfs changes prints the change log, and --follow prints new lines as they come")
+    func changes() throws {
+        try withMount { sandbox in
+            let output = try sandbox.ok(#"""
+                kvfs changes $S | wc -c
+                head -c 1048577 /dev/zero > $M/big 2>/dev/null
+                kvfs changes $S | jq -c '[.seq, .reason, .code, .keys]'
+                kvfs changes $S | cmp - $M/.kvfs/changes.log && echo same as changes.log
+                kvfs changes --follow $S > followed & follower=$!
+                sleep 0.5
+                head -c 1048577 /dev/zero > $M/huge 2>/dev/null
+                for i in $(seq 1 50); do [ "$(wc -l < followed)" -ge 2 ] && break; sleep 0.1; done
+                kill $follower
+                jq -c '[.seq, .keys]' followed
+                """#)
+            #expect(output == """
+                0
+                [1,"QuotaViolationChange",2,["big"]]
+                same as changes.log
+                [1,["big"]]
+                [2,["huge"]]
+
+                """)
+        }
+    }
+}

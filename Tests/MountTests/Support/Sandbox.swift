@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One test's world: a temporary folder with its own sync directory (`sync`),
+/// state directory (`state`), mount point (`m`), and `HOME`/`XDG_*` for the
+/// child processes, so tests run side by side without meeting.
+///
+/// Scripts run with `/bin/sh -c` in the folder, with `kvfs` (the built one)
+/// first on `PATH` and these variables: `T` (the folder), `M` (the mount
+/// point), `SYNC`, `STATE`, and `S` (`--sync-dir $SYNC --state-dir $STATE`).
+/// ``close()`` unmounts everything under the folder — cleanly if it can, else
+/// by killing the daemon and detaching the mount — and removes it.
+final class Sandbox {
+    let path: String
+    let environment: [String: String]
+
+    var mountPoint: String { path + "/m" }
+    var syncDirectory: String { path + "/sync" }
+    var stateDirectory: String { path + "/state" }
+
+    init() throws {
+        var template = Array("/tmp/kvfs-mount-test-XXXXXX".utf8CString)
+        guard let directory = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        path = String(cString: directory)
+        for folder in ["m", "home", "home/data", "home/state", "home/config", "run"] {
+            try FileManager.default.createDirectory(atPath: path + "/" + folder, withIntermediateDirectories: true)
+        }
+        chmod(path + "/run", 0o700)
+        let inherited = ProcessInfo.processInfo.environment
+        environment = [
+            "PATH": MountEnvironment.productsDirectory.path + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "HOME": path + "/home",
+            "XDG_DATA_HOME": path + "/home/data",
+            "XDG_STATE_HOME": path + "/home/state",
+            "XDG_CONFIG_HOME": path + "/home/config",
+            "XDG_RUNTIME_DIR": path + "/run",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "TERM": inherited["TERM"] ?? "dumb",
+            "T": path,
+            "M": path + "/m",
+            "SYNC": path + "/sync",
+            "STATE": path + "/state",
+            "S": "--sync-dir \(path)/sync --state-dir \(path)/state",
+        ]
+    }
+
+    /// Runs a script; see the type's documentation for what it has, and ``Sandbox/prelude`` for its helpers.
+    func run(_ script: String, timeout: Int = 60) throws -> ShellResult {
+        try runShell(Self.prelude + script, in: path, environment: environment, timeout: timeout)
+    }
+
+    /// Shell functions every script has:
+    /// - `bytes FILE…`: each file's exact content as a Python bytes literal, one a line;
+    /// - `size FILE…`: each file's `st_size`, one a line;
+    /// - `xtype FILE`: the file's `user.kvfs.type`, one line;
+    /// - `pywrite FILE CONTENT [FLAGS]`: open (O_WRONLY|O_CREAT|O_TRUNC, or
+    ///   `append`), write CONTENT (Python escapes such as `\x00` allowed), close;
+    ///   prints `ok`, or the errno names of the failed calls (`write: EDQUOT`,
+    ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors.
+    static let prelude = #"""
+        bytes() { python3 -c 'import sys
+        for p in sys.argv[1:]: print(repr(open(p, "rb").read()))' "$@"; }
+        size() { stat -c %s "$@"; }
+        xtype() { getfattr --absolute-names --only-values -n user.kvfs.type "$1" && echo; }
+        pywrite() { python3 -c 'import os, sys, errno
+        path, data = sys.argv[1], sys.argv[2].encode("utf-8").decode("unicode_escape").encode("latin-1")
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if sys.argv[3:] == ["append"] else os.O_TRUNC)
+        failed = []
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError as e:
+            print("open:", errno.errorcode[e.errno]); sys.exit(1)
+        try:
+            os.write(fd, data)
+        except OSError as e:
+            failed.append("write: " + errno.errorcode[e.errno])
+        try:
+            os.close(fd)
+        except OSError as e:
+            failed.append("close: " + errno.errorcode[e.errno])
+        print(" ".join(failed) or "ok")' "$@"; }
+
+        """#
+
+    /// Runs a script that must succeed; returns its standard output.
+    @discardableResult
+    func ok(_ script: String, timeout: Int = 60, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let result = try run(script, timeout: timeout)
+        #expect(result.status == 0, "script failed: \(script)\n\(result)", sourceLocation: sourceLocation)
+        return result.output
+    }
+
+    /// Mounts the sandbox's store (or the given one) with `kvfs mount`, which must succeed.
+    func mount(_ mountPoint: String = "m", sync: String = "sync", state: String = "state", options: String = "",
+               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try FileManager.default.createDirectory(atPath: path + "/" + mountPoint, withIntermediateDirectories: true)
+        let result = try run("kvfs mount \"$T/\(mountPoint)\" --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\" \(options)")
+        guard result.status == 0, isMounted(path + "/" + mountPoint) else {
+            Issue.record("kvfs mount \(mountPoint) failed: \(result)", sourceLocation: sourceLocation)
+            throw MountFailed()
+        }
+    }
+
+    struct MountFailed: Error {}
+
+    /// The kvfs mounts under the sandbox, deepest first.
+    func mounts() -> [String] {
+        guard let data = FileManager.default.contents(atPath: "/proc/mounts") else { return [] }
+        let table = String(decoding: data, as: UTF8.self)
+        return table.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 2 else { return nil }
+            let point = Self.unescape(String(fields[1]))
+            return point.hasPrefix(path + "/") ? point : nil
+        }.sorted { $0.count > $1.count }
+    }
+
+    /// Whether /proc/mounts lists a mount at `point`.
+    func isMounted(_ point: String) -> Bool { mounts().contains(point) }
+
+    /// Processes (other than this one) whose command line names something in the sandbox: its daemons and loops.
+    func processes() -> [pid_t] {
+        let me = getpid()
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return entries.compactMap { entry -> pid_t? in
+            guard let pid = pid_t(entry), pid != me,
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.contains { $0.contains(path + "/") || $0 == path } ? pid : nil
+        }
+    }
+
+    /// The daemons serving `point` (`kvfs … --foreground` naming it).
+    func daemons(of point: String) -> [pid_t] {
+        processes().filter { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.contains("--foreground") && arguments.contains(point)
+        }
+    }
+
+    /// Unmounts everything, kills what is left, removes the folder.
+    func close() {
+        for point in mounts() {
+            var info = stat()
+            let healthy = stat(point, &info) == 0
+            let result = try? runShell("kvfs unmount \"\(point)\"", in: path, environment: environment, timeout: 20)
+            if healthy {  // a clean unmount is part of every test
+                #expect(result?.status == 0, "kvfs unmount \(point) failed: \(result.map(String.init(describing:)) ?? "did not run")")
+                #expect(daemons(of: point).isEmpty, "the daemon of \(point) still runs after kvfs unmount returned")
+            }
+        }
+        // Last resort: whatever still runs or is mounted goes.
+        for pid in processes() { kill(pid, SIGKILL) }
+        for point in mounts() { _ = umount2(point, Int32(MNT_DETACH)) }
+        usleep(50_000)
+        if mounts().isEmpty {
+            _ = try? runShell("rm -rf --one-file-system \"\(path)\"", in: "/tmp", environment: environment, timeout: 60)
+        } else {
+            Issue.record("could not unmount \(mounts()); leaving \(path) in place")
+        }
+    }
+
+    private static func unescape(_ field: String) -> String {
+        field.replacingOccurrences(of: "\\040", with: " ").replacingOccurrences(of: "\\011", with: "\t")
+            .replacingOccurrences(of: "\\012", with: "\n").replacingOccurrences(of: "\\134", with: "\\")
+    }
+}
+
+/// Runs `body` with a fresh sandbox, closed afterwards whatever happens.
+func withSandbox(_ body: (Sandbox) throws -> Void) throws {
+    try MountEnvironment.requireBinary()
+    let sandbox = try Sandbox()
+    defer { sandbox.close() }
+    try body(sandbox)
+}
+
+/// Runs `body` with a fresh sandbox whose store is mounted at `m`.
+func withMount(_ body: (Sandbox) throws -> Void) throws {
+    try withSandbox { sandbox in
+        try sandbox.mount()
+        try body(sandbox)
+    }
+}
