@@ -116,7 +116,9 @@ extension KeyFileSystem {
         guard let (key, file) = pending else { return }
         var failure: KVStoreError?
         do { try store.setFileContent(file.content, forKey: key) } catch { failure = error }
-        invalidator.invalidate(inode: file.inode)
+        // The kernel sized the file by what was written; when the store keeps
+        // other bytes (a canonical form, a refusal), its size must go.
+        if store.entry(forKey: key)?.content != file.content { invalidator.invalidate(inode: file.inode) }
         if let failure { throw Errno(failure) }
     }
 
