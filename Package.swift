@@ -30,8 +30,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "kvfs-bench", dependencies: ["KVStore"]),
         .testTarget(name: "KVStoreTests", dependencies: ["KVStore"]),
         .testTarget(name: "MountTests", dependencies: ["KVStore"]),
+        .testTarget(name: "SyncTests", dependencies: ["KVStore"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -11,12 +11,15 @@ public struct ObserverToken: Hashable, Sendable {
 /// One device's view of a store kept in a sync directory: the engine under the
 /// mount, the command line and the library.
 ///
-/// Reads come from memory: the last-writer-wins merge of every device's
-/// journal. Writes are checked against the quota, stamped by the hybrid
-/// logical clock, appended to this device's journal (so they survive the
-/// process being killed once the call returns), and merged. Other devices'
-/// records are read by ``refresh()``, which the watcher calls when the sync
-/// directory changes.
+/// Reads come from memory: the last-writer-wins merge of the records in every
+/// device's folder, with the quota rule on top (`MergedState`). Writes are
+/// checked against the quota, stamped by the hybrid logical clock, appended
+/// to this device's journal (so they survive the process being killed once
+/// the call returns), and merged. Other devices' records are read by
+/// ``refresh()``, which ``SyncWatcher`` calls when the sync directory
+/// changes. The journal is compacted into a snapshot when it grows, dropping
+/// what `TombstoneCollection` allows, and how far this device has read the
+/// others is published in its folder (`ReadProgress`) for theirs.
 public final class DeviceStore: @unchecked Sendable {
     /// The shared folder.
     public let syncDirectory: URL
@@ -29,25 +32,34 @@ public final class DeviceStore: @unchecked Sendable {
     /// The path of the change log.
     public var changeLogPath: String { changeLog.path }
 
-    private let sync: SyncDirectory
-    private let state: StateDirectory
-    private let clock: HybridLogicalClock
-    private let changeLog: ChangeLog
+    // Shared with the extensions in DeviceStore+*.swift.
+    let sync: SyncDirectory
+    let state: StateDirectory
+    let clock: HybridLogicalClock
+    let changeLog: ChangeLog
+    let warningHandler: @Sendable (String) -> Void
+    let notifications = DispatchQueue(label: "kvfs.store.changes")
     /// Guards everything below. Observers and warnings are called outside it.
-    private let lock = NSLock()
-    private var merged = MergedState()
-    private var writer: JournalWriter
-    private var readers: [DeviceID: DeviceFolderReader] = [:]
-    private var names: [DeviceID: String] = [:]
-    private var storeIDValue: String
-    private var lastSyncTime: Date?
-    private var observers: [Int: @Sendable (StoreChange) -> Void] = [:]
-    private var nextObserver = 0
-    private var undeliveredInitialChange: StoreChange?
-    private var closed = false
-    private let notifications = DispatchQueue(label: "kvfs.store.changes")
-    private var durabilityTimer: DispatchSourceTimer?
-    private let warningHandler: @Sendable (String) -> Void
+    let lock = NSLock()
+    var merged = MergedState()
+    var writer: JournalWriter
+    var readers: [DeviceID: DeviceFolderReader] = [:]
+    var names: [DeviceID: String] = [:]
+    var storeIDValue: String
+    var lastSyncTime: Date?
+    /// The latest stamp in this device's own folder: what its progress calls `own`.
+    var ownLatest: HLCTimestamp?
+    var publishedProgress: ReadProgress?
+    var lastProgressTime = Date.distantPast
+    /// How often, at most, reading progress is published (tests shorten it).
+    var progressInterval: TimeInterval = 10
+    var observers: [Int: @Sendable (StoreChange) -> Void] = [:]
+    var nextObserver = 0
+    var undeliveredInitialChange: StoreChange?
+    var closed = false
+    var durabilityTimer: DispatchSourceTimer?
+    /// Called with each record this device appends, under the lock (the property tests' reference model listens).
+    var onAppend: ((JournalRecord) -> Void)?
 
     /// The default sync directory: `$XDG_DATA_HOME/kvfs/default`.
     public static var defaultSyncDirectory: URL {
@@ -68,7 +80,9 @@ public final class DeviceStore: @unchecked Sendable {
         if let value = ProcessInfo.processInfo.environment[variable], value.hasPrefix("/") {
             return URL(fileURLWithPath: value)
         }
-        return URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(fallback)
+        // $HOME first, as the XDG spec says (NSHomeDirectory reads the password database).
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(fallback)
     }
 
     /// Opens (creating if needed) the store in `syncDirectory` as this device.
@@ -91,17 +105,22 @@ public final class DeviceStore: @unchecked Sendable {
         try state.lock(owner: owner)
         deviceID = try state.deviceID()
         sync = SyncDirectory(path: self.syncDirectory.path)
-        storeIDValue = try sync.createStoreIfNeeded()
+        storeIDValue = try sync.createStoreIfNeeded(for: deviceID)
         self.deviceName = deviceName ?? ProcessInfo.processInfo.hostName
         try sync.setName(self.deviceName, of: deviceID)
         changeLog = ChangeLog(path: state.changeLogPath)
-        let ownReader = DeviceFolderReader(folder: sync.folder(of: deviceID), warn: warn)
-        _ = merged.apply(ownReader.readNew())
+        // The own folder is read before the writer opens it: the reader finds where its whole records end.
+        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: warn)
+        let own = ownReader.readNew()
         writer = try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader)
-        readers[deviceID] = ownReader
-        for record in merged.winners.values { clock.observe(record.stamp.time) }
-        _ = readOtherDevices()
+        lock.withLock {
+            readers[deviceID] = ownReader
+            _ = merge(own, from: deviceID)
+            ownLatest = own.latest
+            _ = readOtherDevices()
+        }
         announceInitialSync()
+        lock.withLock { publishProgress() }
         startDurabilityTimer()
     }
 
@@ -114,7 +133,8 @@ public final class DeviceStore: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The store id of the sync directory.
+    /// The store id of the sync directory; empty while the folder holds other
+    /// devices but its `store-id` has not arrived yet.
     public var storeID: String { lock.withLock { storeIDValue } }
 
     /// A key's entry (value, file form, stamp), or nil.
@@ -225,7 +245,10 @@ public final class DeviceStore: @unchecked Sendable {
                 try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
             }
             let record = JournalRecord(stamp: Stamp(time: clock.now(), device: deviceID), operation: operation)
+            if !merged.setAside.isEmpty { try checkAdmitted(record) }
             try writer.append(record)
+            ownLatest = record.stamp.time
+            onAppend?(record)
             _ = merged.apply([record])
             if writer.shouldCompact { compact() }
         } catch {
@@ -234,181 +257,14 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    /// Compacts this device's journal into a snapshot. Called with the lock held.
-    private func compact() {
-        do {
-            try writer.compact(merged.records(writtenBy: deviceID), stamp: Stamp(time: clock.now(), device: deviceID))
-        } catch {
-            warningHandler("compaction failed, the journal keeps growing: \(error)")
+    /// While the quota rule sets keys aside, a write's fate follows stamp
+    /// order, not what is visible: a write that would itself be set aside is
+    /// refused (with the limit it passes), so that an acknowledged write shows.
+    private func checkAdmitted(_ record: JournalRecord) throws(KVStoreError) {
+        var trial = merged
+        _ = trial.apply([record])
+        for case let (key, value?) in record.changes where trial.setAside.contains(key) {
+            try trial.usage.checkWrite(key: key, oldSize: nil, newSize: FileForm.encode(value).count)
         }
-    }
-
-    // MARK: Syncing
-
-    /// Makes every write durable on disk and reads other devices' new records now.
-    public func synchronize() throws(KVStoreError) {
-        try flush()
-        refresh()
-    }
-
-    /// Makes every acknowledged write durable on disk (fsync of the journal).
-    public func flush() throws(KVStoreError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try writer.sync()
-    }
-
-    /// Reads what other devices wrote since the last call, merges it, and
-    /// reports it (change log and observers). Returns the change, if any.
-    @discardableResult
-    public func refresh() -> StoreChange? {
-        let change: StoreChange? = lock.withLock {
-            guard !closed else { return nil }
-            if let account = checkAccount() { return account }
-            let keys = readOtherDevices()
-            lastSyncTime = Date()
-            return keys.isEmpty ? nil : StoreChange(reason: .serverChange, keys: Array(keys))
-        }
-        if let change { record(change) }
-        return change
-    }
-
-    /// Reads every other device's new records. Called with the lock held.
-    private func readOtherDevices() -> Set<String> {
-        var records: [JournalRecord] = []
-        for device in sync.devices() where device != deviceID {
-            let reader = readers[device] ?? DeviceFolderReader(folder: sync.folder(of: device), warn: warningHandler)
-            readers[device] = reader
-            records += reader.readNew().filter { $0.stamp.device == device || warnForeign($0, in: device) }
-        }
-        for record in records { clock.observe(record.stamp.time) }
-        return merged.apply(records)
-    }
-
-    private func warnForeign(_ record: JournalRecord, in device: DeviceID) -> Bool {
-        warningHandler("devices/\(device.hex): skipped a record stamped by another device (\(record.stamp.device.hex))")
-        return false
-    }
-
-    /// A different store id in the sync directory: start over from its content. Called with the lock held.
-    private func checkAccount() -> StoreChange? {
-        guard let id = sync.storeID(), id != storeIDValue else { return nil }
-        storeIDValue = id
-        state.rememberedStoreID = id
-        let before = Set(merged.visible.keys)
-        merged = MergedState()
-        readers = [:]
-        let ownReader = DeviceFolderReader(folder: sync.folder(of: deviceID), warn: warningHandler)
-        _ = merged.apply(ownReader.readNew())
-        readers[deviceID] = ownReader
-        do {
-            try sync.setName(deviceName, of: deviceID)
-            writer = try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader)
-        } catch {
-            warningHandler("cannot write to the new store: \(error)")
-        }
-        _ = readOtherDevices()
-        return StoreChange(reason: .accountChange, keys: Array(before.union(merged.visible.keys)))
-    }
-
-    /// InitialSyncChange (or AccountChange) for what changed while this device was away.
-    private func announceInitialSync() {
-        let remembered = state.rememberedStoreID
-        state.rememberedStoreID = storeIDValue
-        if let remembered, !remembered.isEmpty, remembered != storeIDValue {
-            record(StoreChange(reason: .accountChange, keys: Array(merged.visible.keys)))
-            return
-        }
-        let seen = state.seenStamps()
-        let changed = merged.winners.compactMap { key, winner -> String? in
-            guard winner.stamp.device != deviceID, seen?[key] != winner.stamp else { return nil }
-            return seen == nil && winner.value == nil ? nil : key
-        }
-        lastSyncTime = Date()
-        if !changed.isEmpty {
-            let change = StoreChange(reason: .initialSyncChange, keys: changed)
-            undeliveredInitialChange = change
-            record(change)
-        }
-    }
-
-    // MARK: Changes
-
-    /// Calls `observer` (on a private queue) for every change that did not come
-    /// from this store's own writes, and for quota refusals. The first observer
-    /// also gets the InitialSyncChange of opening, if there was one.
-    public func addChangeObserver(_ observer: @escaping @Sendable (StoreChange) -> Void) -> ObserverToken {
-        lock.withLock {
-            nextObserver += 1
-            observers[nextObserver] = observer
-            if let initial = undeliveredInitialChange {
-                undeliveredInitialChange = nil
-                notifications.async { observer(initial) }
-            }
-            return ObserverToken(id: nextObserver)
-        }
-    }
-
-    /// Stops calling an observer.
-    public func removeChangeObserver(_ token: ObserverToken) {
-        _ = lock.withLock { observers.removeValue(forKey: token.id) }
-    }
-
-    /// Logs a change and tells the observers. Called without the lock.
-    private func record(_ change: StoreChange) {
-        changeLog.append(change)
-        let current = lock.withLock { Array(observers.values) }
-        notifications.async { for observer in current { observer(change) } }
-    }
-
-    /// The change log's bytes.
-    public func changeLogContents() -> [UInt8] { changeLog.contents() }
-
-    // MARK: Status and lifetime
-
-    /// What `.kvfs/status` and `kvfs status` show.
-    public func status() -> StoreStatus {
-        lock.withLock {
-            var lastWrite: [DeviceID: HLCTimestamp] = [:]
-            for winner in merged.winners.values {
-                lastWrite[winner.stamp.device] = max(lastWrite[winner.stamp.device] ?? winner.stamp.time, winner.stamp.time)
-            }
-            var devices = Set(readers.keys)
-            devices.insert(deviceID)
-            return StoreStatus(
-                storeID: storeIDValue, syncDirectory: syncDirectory.path, stateDirectory: stateDirectory.path,
-                device: DeviceStatus(id: deviceID.hex, name: deviceName, lastWrite: lastWrite[deviceID]?.date),
-                usage: merged.usage, setAside: merged.setAside.sorted(),
-                devices: devices.sorted().map { id in
-                    DeviceStatus(id: id.hex, name: names[id] ?? sync.name(of: id) ?? id.hex, lastWrite: lastWrite[id]?.date)
-                },
-                lastSync: lastSyncTime)
-        }
-    }
-
-    /// Tells other processes what holds the state directory (the mount point, once mounted).
-    public func recordOwner(_ owner: String) { state.recordOwner(owner) }
-
-    /// Makes everything durable, remembers what this device has seen, and releases the state directory.
-    public func close() {
-        let wasOpen = lock.withLock {
-            guard !closed else { return false }
-            try? writer.sync()
-            state.saveSeenStamps(merged.winners.mapValues(\.stamp))
-            closed = true
-            return true
-        }
-        guard wasOpen else { return }
-        durabilityTimer?.cancel()
-        state.unlock()
-    }
-
-    /// Bounds how long an acknowledged write waits for fsync: one second.
-    private func startDurabilityTimer() {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-        timer.schedule(deadline: .now() + 1, repeating: 1)
-        timer.setEventHandler { [weak self] in try? self?.flush() }
-        timer.resume()
-        durabilityTimer = timer
     }
 }

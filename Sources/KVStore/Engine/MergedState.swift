@@ -18,96 +18,127 @@ public struct KeyEntry: Sendable, Equatable {
     public var size: Int { content.count }
 }
 
-/// The last-writer-wins merge of every device's records, with the quota rule on top.
+/// One device's newest record for one key: a value, or nil for a tombstone.
+struct Version: Sendable, Equatable {
+    let stamp: Stamp
+    let value: PropertyListValue?
+
+    /// Last-writer-wins: the greater stamp. Two different records with one
+    /// stamp (only a device id cloned with its state directory, or a hostile
+    /// folder, writes them) are ordered by content — a put over a tombstone,
+    /// then by the value's bytes — so that the merge stays order-independent.
+    func beats(_ other: Version) -> Bool {
+        if stamp != other.stamp { return stamp > other.stamp }
+        switch (value, other.value) {
+        case let (mine?, theirs?): return RecordCodec.valueBytes(theirs).lexicographicallyPrecedes(RecordCodec.valueBytes(mine))
+        case (.some, nil): return true
+        default: return false
+        }
+    }
+}
+
+/// The winning record of a key, with its value's file form ready.
+struct Winner: Sendable {
+    let stamp: Stamp
+    /// The value, or nil for a tombstone.
+    let value: KeyEntry?
+
+    init(_ version: Version) {
+        stamp = version.stamp
+        value = version.value.map { KeyEntry(value: $0, stamp: version.stamp) }
+    }
+
+    var version: Version { Version(stamp: stamp, value: value?.value) }
+}
+
+/// The last-writer-wins merge of the records in every device's folder, with
+/// the quota rule (``QuotaRule``) on top.
 ///
-/// Per key the record with the greatest stamp wins; a removal is a tombstone
-/// that wins like any write. Applying records in any order, any number of
-/// times, gives the same winners.
-///
-/// Quota under concurrency: when the winners together pass a limit (which
-/// only concurrent writes on several devices can cause, as each device checks
-/// its own writes), the store admits them oldest stamp first and sets aside
-/// each that would pass a limit — what one server receiving the writes in
-/// stamp order would have refused. The rule depends only on the winners, so
-/// every device computes the same store. A set-aside value comes back if room
-/// is made for it later.
+/// It keeps each device's newest record per key, as read from that device's
+/// current files; per key the greatest of those wins, a removal being a
+/// tombstone that wins like any write. The store is therefore a function of
+/// the files alone: adding records in any order, any number of times, gives
+/// the same store, and when a device compacts (its snapshot replacing what
+/// came before, ``replace(recordsOf:with:)``), every reader ends with what a
+/// fresh reader of the new files computes — which is what lets every device
+/// converge once they have read the same files, collected tombstones included.
 struct MergedState {
-    /// Per key, the winning record: a value, or nil for a tombstone.
-    private(set) var winners: [String: (value: KeyEntry?, stamp: Stamp)] = [:]
-    /// The keys the store shows.
+    /// Per device, its newest record for each key.
+    private(set) var devices: [DeviceID: [String: Version]] = [:]
+    /// Per key, the winning record.
+    private(set) var winners: [String: Winner] = [:]
+    /// The keys the store shows, after the quota rule.
     private(set) var visible: [String: KeyEntry] = [:]
-    /// Live winners left out by the quota rule.
+    /// Live winners the quota rule leaves out.
     private(set) var setAside: Set<String> = []
     /// What the visible keys use.
     private(set) var usage = QuotaUsage()
 
-    /// Merges records; returns the keys whose visible value changed.
+    /// Merges records (each counts for the device that stamped it); returns
+    /// the keys whose visible value changed.
     mutating func apply(_ records: [JournalRecord]) -> Set<String> {
         var touched: Set<String> = []
         for record in records {
-            for (key, value) in record.changes {
-                if let current = winners[key], current.stamp >= record.stamp { continue }
-                winners[key] = (value.map { KeyEntry(value: $0, stamp: record.stamp) }, record.stamp)
+            for (key, version) in keepNewest(record) {
+                if let winner = winners[key], !version.beats(winner.version) { continue }
+                winners[key] = Winner(version)
                 touched.insert(key)
             }
         }
-        return touched.isEmpty ? [] : updateVisible(touched)
+        return updateVisible(touched)
     }
 
-    private mutating func updateVisible(_ touched: Set<String>) -> Set<String> {
-        var changed: Set<String> = []
-        var fits = setAside.isEmpty
-        var next = usage
-        if fits {
-            for key in touched {
-                let old = visible[key]
-                let new = winners[key]?.value
-                next.keys += (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
-                next.bytes += (new?.size ?? 0) - (old?.size ?? 0)
-            }
-            fits = next.isWithinLimits
+    /// Replaces everything read from `device` by `records` (its new snapshot
+    /// and what followed it); returns the keys whose visible value changed.
+    mutating func replace(recordsOf device: DeviceID, with records: [JournalRecord]) -> Set<String> {
+        var touched = Set((devices.removeValue(forKey: device) ?? [:]).keys)
+        for record in records where record.stamp.device == device {
+            touched.formUnion(keepNewest(record).map(\.key))
         }
-        if fits {
-            for key in touched where visible[key] != winners[key]?.value {
-                visible[key] = winners[key]?.value
-                changed.insert(key)
+        for key in touched {
+            let best = devices.values.compactMap { $0[key] }.reduce(nil) { best, version in
+                best.map { version.beats($0) ? version : $0 } ?? version
             }
-            usage = next
+            if best != winners[key]?.version { winners[key] = best.map(Winner.init) }
+        }
+        return updateVisible(touched)
+    }
+
+    /// Notes `record`'s changes as its device's newest where they are; returns those.
+    private mutating func keepNewest(_ record: JournalRecord) -> [(key: String, version: Version)] {
+        record.changes.compactMap { key, value in
+            let version = Version(stamp: record.stamp, value: value)
+            if let newest = devices[record.stamp.device]?[key], !version.beats(newest) { return nil }
+            devices[record.stamp.device, default: [:]][key] = version
+            return (key, version)
+        }
+    }
+
+    /// Brings `visible` up to date after the winners of `touched` changed.
+    private mutating func updateVisible(_ touched: Set<String>) -> Set<String> {
+        guard !touched.isEmpty else { return [] }
+        if setAside.isEmpty, let usage = QuotaRule.usage(usage, replacing: touched, of: visible, by: winners) {
+            // Everything fits, as it did before: what oldest-first admits anyway.
+            let changed = touched.filter { visible[$0] != winners[$0]?.value }
+            for key in changed { visible[key] = winners[key]?.value }
+            self.usage = usage
             return changed
         }
-        return admitInStampOrder()
-    }
-
-    /// The quota rule, from scratch: oldest first, each live winner that fits is admitted.
-    private mutating func admitInStampOrder() -> Set<String> {
-        let live = winners.compactMap { key, winner in winner.value.map { (key, $0) } }.sorted { $0.1.stamp < $1.1.stamp }
-        var admitted: [String: KeyEntry] = [:]
-        var total = QuotaUsage()
-        var excluded: Set<String> = []
-        for (key, entry) in live {
-            if (try? total.checkWrite(key: key, oldSize: nil, newSize: entry.size)) != nil {
-                admitted[key] = entry
-                total.keys += 1
-                total.bytes += entry.size
-            } else {
-                excluded.insert(key)
-            }
-        }
-        let changed = Set(admitted.keys).symmetricDifference(visible.keys)
-            .union(admitted.keys.filter { admitted[$0] != visible[$0] })
-        visible = admitted
-        setAside = excluded
-        usage = total
+        let admitted = QuotaRule.admitOldestFirst(winners)
+        let changed = Set(admitted.visible.keys).union(visible.keys).filter { admitted.visible[$0] != visible[$0] }
+        (visible, setAside, usage) = (admitted.visible, admitted.setAside, admitted.usage)
         return changed
     }
 
-    /// This device's records still in force: what its snapshot keeps.
+    /// This device's records that win their key: what its snapshot keeps
+    /// (before tombstone collection). Its records beaten by another device's
+    /// newer record are left out: the newer one stands for them.
     func records(writtenBy device: DeviceID) -> [JournalRecord] {
-        winners.compactMap { key, winner in
-            guard winner.stamp.device == device else { return nil }
-            let operation: JournalRecord.Operation = winner.value.map { .put(key: key, value: $0.value) } ?? .remove(key: key)
-            return JournalRecord(stamp: winner.stamp, operation: operation)
+        (devices[device] ?? [:]).compactMap { key, version in
+            guard winners[key]?.stamp == version.stamp else { return nil }
+            let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
+            return JournalRecord(stamp: version.stamp, operation: operation)
         }
-        .sorted { $0.stamp < $1.stamp }
+        .sorted { ($0.stamp, $0.changes[0].key) < ($1.stamp, $1.changes[0].key) }
     }
 }

@@ -21,12 +21,23 @@ final class StateDirectory {
     var changeLogPath: String { path + "/changes.log" }
 
     /// Takes the folder for this process, or says who has it.
+    ///
+    /// A lock this process let go of a moment ago can still be held by a
+    /// child it is spawning (the child's copy of the descriptor lives until
+    /// its exec), so when the lock file names this process, taking the lock
+    /// is tried again for half a second.
     func lock(owner: String) throws(KVStoreError) {
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 { throw Files.error(lockPath, "cannot open lock") }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        let deadline = Date().addingTimeInterval(0.5)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = Self.holder(of: lockPath)
+            if holder.map(Self.namesThisProcess) == true && Date() < deadline {
+                usleep(5000)
+                continue
+            }
             close(fd)
-            throw .stateDirectoryBusy(path: path, holder: Self.holder(of: lockPath) ?? "another process")
+            throw .stateDirectoryBusy(path: path, holder: holder ?? "another process")
         }
         lockDescriptor = fd
         recordOwner(owner)
@@ -42,6 +53,11 @@ final class StateDirectory {
     func unlock() {
         if lockDescriptor >= 0 { close(lockDescriptor) }
         lockDescriptor = -1
+    }
+
+    /// Whether a lock file's text (`pid <pid> <owner>`) names this process.
+    private static func namesThisProcess(_ holder: String) -> Bool {
+        holder.split(separator: " ").dropFirst().first.map(String.init) == String(getpid())
     }
 
     /// What the lock file says about whoever holds it.

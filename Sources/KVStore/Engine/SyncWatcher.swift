@@ -4,21 +4,25 @@ import Glibc
 #endif
 
 /// Calls a store's ``DeviceStore/refresh()`` when the sync directory changes:
-/// at once through inotify where the kernel reports changes (local disks),
-/// and every `pollInterval` in any case, which is all there is on NFS and
-/// other folders whose changes come from elsewhere (`polling: true`).
+/// at once through inotify where the kernel reports changes (local disks, and
+/// folders a synchronizer writes on this machine), and every `pollInterval`
+/// in any case, which is all there is on NFS and other folders whose changes
+/// are made by other machines (`polling: true` skips inotify altogether).
 public final class SyncWatcher: @unchecked Sendable {
     private let store: DeviceStore
     private let pollInterval: TimeInterval
     private let inotify: Int32
-    private var watched: Set<String> = []
     private let stopPipe: [Int32]
     private var thread: Thread?
 
     /// Starts watching `store`'s sync directory.
+    ///
+    /// - Parameters:
+    ///   - pollInterval: seconds between refreshes when nothing is reported.
+    ///   - polling: whether to rely on polling alone (NFS and other network folders).
     public init(store: DeviceStore, pollInterval: TimeInterval = 1, polling: Bool = false) {
         self.store = store
-        self.pollInterval = pollInterval
+        self.pollInterval = max(pollInterval, 0.001)
         inotify = polling ? -1 : inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         var fds: [Int32] = [0, 0]
         pipe(&fds)
@@ -43,14 +47,19 @@ public final class SyncWatcher: @unchecked Sendable {
         while thread?.isFinished == false { usleep(1000) }
     }
 
-    /// Watches the sync directory, its devices folder and every device folder.
+    /// Watches the sync directory, its devices folder and every other device's
+    /// folder. Called after every wake-up, so that a folder that appeared (a
+    /// new device) or was made again is watched before the refresh reads it;
+    /// adding a watch that exists is a no-op. This device's own folder is left
+    /// out: its writes need no refresh.
     private func watchFolders() {
         guard inotify >= 0 else { return }
         let root = store.syncDirectory.path
         let devices = root + "/devices"
         let mask = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
-        for path in [root, devices] + Files.list(devices).map({ devices + "/" + $0 }) where !watched.contains(path) {
-            if inotify_add_watch(inotify, path, mask) >= 0 { watched.insert(path) }
+        let folders = Files.list(devices).filter { $0 != store.deviceID.hex }.map { devices + "/" + $0 }
+        for path in [root, devices] + folders {
+            _ = inotify_add_watch(inotify, path, mask)
         }
     }
 
@@ -61,7 +70,7 @@ public final class SyncWatcher: @unchecked Sendable {
         while true {
             let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(pollInterval * 1000))
             if ready > 0 && descriptors[0].revents != 0 { return }
-            if inotify >= 0 && descriptors.count > 1 && descriptors[1].revents != 0 {
+            if inotify >= 0 {
                 while read(inotify, &buffer, buffer.count) > 0 {}  // drain: one refresh covers every event
                 watchFolders()
             }

@@ -38,7 +38,11 @@ public struct JournalRecord: Equatable, Sendable {
 
 /// The record payload's binary form (inside a frame, which carries length and checksum).
 enum RecordCodec {
-    private static let version: UInt8 = 1
+    /// The format version, the first byte of every payload.
+    static let version: UInt8 = 1
+    /// Stamps later than the year 9999 are junk: honouring one would push every
+    /// clock that reads it to the end of the HLC's 48-bit millisecond range.
+    static let latestMilliseconds: UInt64 = 253_402_300_799_999
 
     static func encode(_ record: JournalRecord) -> [UInt8] {
         var writer = ByteWriter()
@@ -70,7 +74,7 @@ enum RecordCodec {
     static func decode(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
         var reader = ByteReader(payload)
         guard reader.u8() == version, let time = reader.u64(), let device = reader.raw(16),
-              let kind = reader.u8() else { return nil }
+              HLCTimestamp(rawValue: time).milliseconds <= latestMilliseconds, let kind = reader.u8() else { return nil }
         let stamp = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
         let operation: JournalRecord.Operation
         switch kind {
@@ -81,7 +85,7 @@ enum RecordCodec {
             guard let key = reader.key() else { return nil }
             operation = .remove(key: key)
         case 3:
-            guard let from = reader.key(), let to = reader.key(), let value = decodeValue(&reader) else { return nil }
+            guard let from = reader.key(), let to = reader.key(), from != to, let value = decodeValue(&reader) else { return nil }
             operation = .rename(from: from, to: to, value: value)
         case 4:
             guard let count = reader.u32() else { return nil }
@@ -91,6 +95,13 @@ enum RecordCodec {
         }
         guard reader.isAtEnd else { return nil }
         return JournalRecord(stamp: stamp, operation: operation)
+    }
+
+    /// A value's bytes in this format: a total order on values, for the merge's tie-break.
+    static func valueBytes(_ value: PropertyListValue) -> [UInt8] {
+        var writer = ByteWriter()
+        encode(value, into: &writer)
+        return writer.bytes
     }
 
     private static func encode(_ value: PropertyListValue, into writer: inout ByteWriter) {

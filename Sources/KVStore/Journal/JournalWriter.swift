@@ -16,19 +16,22 @@ final class JournalWriter {
     private(set) var snapshotBytes = 0
     private(set) var needsSync = false
 
+    /// Segment size under which compaction is not worth it (tests lower it).
+    var compactionFloor = 1 << 20
+
     /// Opens the folder for appending, after `reader` has recovered what it holds:
     /// a torn or corrupt tail of the last segment is cut off so appends continue cleanly.
     init(folder: DeviceFolder, recoveredBy reader: DeviceFolderReader) throws(KVStoreError) {
         self.folder = folder
-        generation = max(reader.segmentGeneration, 1)
+        generation = reader.segmentGeneration
         let path = folder.segmentPath(generation)
         descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         if descriptor < 0 { throw Files.error(path, "cannot open journal") }
         let size = Int(lseek(descriptor, 0, SEEK_END))
-        if reader.segmentGeneration == generation && size > reader.offset {
-            if ftruncate(descriptor, off_t(reader.offset)) != 0 { throw Files.error(path, "cannot cut torn tail") }
+        if size > reader.tailOffset {
+            if ftruncate(descriptor, off_t(reader.tailOffset)) != 0 { throw Files.error(path, "cannot cut torn tail") }
         }
-        segmentBytes = reader.segmentGeneration == generation ? reader.offset : 0
+        segmentBytes = reader.tailOffset
         if let snapshot = reader.snapshotGeneration {
             snapshotBytes = (try? Files.read(folder.snapshotPath(snapshot)))??.count ?? 0
         }
@@ -53,12 +56,17 @@ final class JournalWriter {
     }
 
     /// Whether the segment has grown enough, next to the snapshot, to be worth compacting.
-    var shouldCompact: Bool { segmentBytes > max(1 << 20, 2 * snapshotBytes) }
+    var shouldCompact: Bool { segmentBytes > max(compactionFloor, 2 * snapshotBytes) }
+
+    /// Whether the segment being appended to is still in the folder (someone
+    /// may have deleted the folder, or a synchronizer propagated a deletion).
+    var isInPlace: Bool { access(folder.segmentPath(generation), F_OK) == 0 }
 
     /// Replaces the journal by a snapshot of `current` (this device's records
     /// still in force) and starts a new segment; then removes what the snapshot stands for.
     func compact(_ current: [JournalRecord], stamp: Stamp) throws(KVStoreError) {
         let next = generation + 1
+        try Files.makeDirectory(folder.path)
         var bytes: [UInt8] = []
         for record in current { bytes += RecordFrame.encode(record) }
         bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(current.count))))

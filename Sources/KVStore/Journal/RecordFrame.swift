@@ -24,8 +24,14 @@ enum RecordFrame {
     struct Scan {
         /// The records read, in order.
         var records: [JournalRecord] = []
-        /// Where the next scan should start: the end of the last whole frame.
+        /// Where appending may continue: the end of the last whole frame.
         var resumeOffset: Int
+        /// Where the next read should start: before the first corrupt region,
+        /// which may be bytes still arriving (a synchronizer or NFS filling a
+        /// hole), else `resumeOffset`.
+        var settledOffset: Int
+        /// How many of `records` lie before `settledOffset`.
+        var settledCount = 0
         /// Byte ranges skipped as corrupt (or as records this version cannot read).
         var skipped: [Range<Int>] = []
         /// Whether the scan stopped before the end (a torn or corrupt tail).
@@ -34,8 +40,13 @@ enum RecordFrame {
     }
 
     /// Reads every whole frame in `bytes` from `start`.
+    ///
+    /// A frame that checks out but holds no record this version reads is
+    /// skipped for good; a region that does not check out is skipped only
+    /// past valid frames after it, and marks where a later read starts again.
     static func scan(_ bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Scan {
-        var scan = Scan(resumeOffset: start, end: bytes.count)
+        var scan = Scan(resumeOffset: start, settledOffset: start, end: bytes.count)
+        var settled = true
         var position = start
         while position < bytes.count {
             if let length = validFrame(bytes, at: position) {
@@ -48,8 +59,13 @@ enum RecordFrame {
                 }
                 position = next
                 scan.resumeOffset = position
+                if settled {
+                    scan.settledOffset = position
+                    scan.settledCount = scan.records.count
+                }
             } else if let next = nextValidFrame(bytes, after: position) {
                 scan.skipped.append(position..<next)
+                settled = false
                 position = next
             } else {
                 break
@@ -59,19 +75,23 @@ enum RecordFrame {
     }
 
     /// The payload length of a whole, checksummed frame at `position`, or nil.
+    /// An empty payload is no record, so a run of zeros (a hole) is never a frame.
     private static func validFrame(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Int? {
         guard bytes.count - position >= headerSize else { return nil }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
-        guard length <= maxPayload, length <= bytes.count - position - headerSize else { return nil }
+        guard length > 0, length <= maxPayload, length <= bytes.count - position - headerSize else { return nil }
         let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
         let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
         return CRC32C.checksum(payload) == checksum ? length : nil
     }
 
+    /// The next position after `position` where a whole frame of this version
+    /// starts. The version byte is checked before the checksum so that junk
+    /// with plausible lengths at every byte costs a comparison, not a CRC each.
     private static func nextValidFrame(_ bytes: UnsafeRawBufferPointer, after position: Int) -> Int? {
         var candidate = position + 1
-        while candidate + headerSize <= bytes.count {
-            if validFrame(bytes, at: candidate) != nil { return candidate }
+        while candidate + headerSize < bytes.count {
+            if bytes[candidate + headerSize] == RecordCodec.version, validFrame(bytes, at: candidate) != nil { return candidate }
             candidate += 1
         }
         return nil

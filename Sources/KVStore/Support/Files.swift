@@ -6,27 +6,39 @@ import Glibc
 /// The few file operations the store needs, straight through POSIX so that
 /// durability (fsync, atomic rename) is explicit and errors carry their path.
 enum Files {
-    /// The whole file, or nil when it does not exist (or vanished).
-    static func read(_ path: String, from offset: Int = 0) throws(KVStoreError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The file's bytes from `offset` (at most `limit` of them), or nil when it
+    /// does not exist (or vanished).
+    ///
+    /// Only regular files are read, so a FIFO, a device or a folder under a
+    /// store file's name is an error, never a hang or an endless read; with
+    /// `followLinks` false (files in the sync directory, which anyone may have
+    /// put there) a symbolic link is an error too.
+    static func read(_ path: String, from offset: Int = 0, limit: Int = .max,
+                     followLinks: Bool = true) throws(KVStoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw error(path, "cannot open")
         }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw error(path, "cannot stat") }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .io(path: path, reason: "not a regular file") }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var position = off_t(offset)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, position) }
+        while bytes.count < limit {
+            let wanted = min(chunk.count, limit - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, position) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw error(path, "cannot read")
             }
-            if count == 0 { return bytes }
+            if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
             position += off_t(count)
         }
+        return bytes
     }
 
     /// Writes a file so that readers see the old content or the new, never a
@@ -81,6 +93,12 @@ enum Files {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Whether `path` is a folder itself, not a link to one.
+    static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Creates a folder and its parents.

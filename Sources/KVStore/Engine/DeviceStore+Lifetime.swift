@@ -1,0 +1,93 @@
+import Foundation
+
+/// Telling others about changes, status, and the store's lifetime.
+extension DeviceStore {
+
+    /// Calls `observer` (on a private queue) for every change that did not come
+    /// from this store's own writes, and for quota refusals. The first observer
+    /// also gets the InitialSyncChange of opening, if there was one.
+    public func addChangeObserver(_ observer: @escaping @Sendable (StoreChange) -> Void) -> ObserverToken {
+        lock.withLock {
+            nextObserver += 1
+            observers[nextObserver] = observer
+            if let initial = undeliveredInitialChange {
+                undeliveredInitialChange = nil
+                notifications.async { observer(initial) }
+            }
+            return ObserverToken(id: nextObserver)
+        }
+    }
+
+    /// Stops calling an observer.
+    public func removeChangeObserver(_ token: ObserverToken) {
+        _ = lock.withLock { observers.removeValue(forKey: token.id) }
+    }
+
+    /// Logs a change and tells the observers. Called without the lock.
+    func record(_ change: StoreChange) {
+        changeLog.append(change)
+        let current = lock.withLock { Array(observers.values) }
+        notifications.async { for observer in current { observer(change) } }
+    }
+
+    /// The change log's bytes.
+    public func changeLogContents() -> [UInt8] { changeLog.contents() }
+
+    // MARK: Status and lifetime
+
+    /// What `.kvfs/status` and `kvfs status` show.
+    public func status() -> StoreStatus {
+        lock.withLock {
+            var lastWrite: [DeviceID: HLCTimestamp] = [:]
+            for winner in merged.winners.values {
+                lastWrite[winner.stamp.device] = max(lastWrite[winner.stamp.device] ?? winner.stamp.time, winner.stamp.time)
+            }
+            var devices = Set(readers.keys)
+            devices.insert(deviceID)
+            return StoreStatus(
+                storeID: storeIDValue, syncDirectory: syncDirectory.path, stateDirectory: stateDirectory.path,
+                device: DeviceStatus(id: deviceID.hex, name: deviceName, lastWrite: lastWrite[deviceID]?.date),
+                usage: merged.usage, setAside: merged.setAside.sorted(),
+                devices: devices.sorted().map { id in
+                    DeviceStatus(id: id.hex, name: names[id] ?? sync.name(of: id) ?? id.hex, lastWrite: lastWrite[id]?.date)
+                },
+                lastSync: lastSyncTime)
+        }
+    }
+
+    /// Tells other processes what holds the state directory (the mount point, once mounted).
+    public func recordOwner(_ owner: String) { state.recordOwner(owner) }
+
+    /// Makes everything durable, remembers what this device has seen, and releases the state directory.
+    public func close() {
+        let wasOpen = lock.withLock {
+            guard !closed else { return false }
+            try? writer.sync()
+            publishProgress()
+            state.saveSeenStamps(merged.winners.mapValues(\.stamp))
+            closed = true
+            return true
+        }
+        guard wasOpen else { return }
+        durabilityTimer?.cancel()
+        state.unlock()
+    }
+
+    /// Bounds how long an acknowledged write waits for fsync (one second),
+    /// and publishes reading progress now and then.
+    func startDurabilityTimer() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in self?.tick() }
+        timer.resume()
+        durabilityTimer = timer
+    }
+
+    private func tick() {
+        lock.withLock {
+            guard !closed else { return }
+            try? writer.sync()  // an error reaches the next flush() or close() that asks
+            if Date().timeIntervalSince(lastProgressTime) >= progressInterval { publishProgress() }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// Reading other devices' folders, and keeping this device's own in shape.
+extension DeviceStore {
+    /// Makes every write durable on disk and reads other devices' new records now.
+    public func synchronize() throws(KVStoreError) {
+        try flush()
+        refresh()
+    }
+
+    /// Makes every acknowledged write durable on disk (fsync of the journal).
+    public func flush() throws(KVStoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try writer.sync()
+    }
+
+    /// Reads what other devices wrote since the last call, merges it, and
+    /// reports it (change log and observers): ServerChange for the keys whose
+    /// value changed, QuotaViolationChange for keys the quota rule newly sets
+    /// aside. Returns the first change, if any.
+    @discardableResult
+    public func refresh() -> StoreChange? {
+        let changes: [StoreChange] = lock.withLock {
+            guard !closed else { return [] }
+            if let account = checkAccount() { return [account] }
+            rewriteOwnFolderIfGone()
+            let setAsideBefore = merged.setAside
+            let keys = readOtherDevices()
+            lastSyncTime = Date()
+            var changes: [StoreChange] = []
+            if !keys.isEmpty { changes.append(StoreChange(reason: .serverChange, keys: Array(keys))) }
+            let newlySetAside = merged.setAside.subtracting(setAsideBefore)
+            if !newlySetAside.isEmpty { changes.append(StoreChange(reason: .quotaViolationChange, keys: Array(newlySetAside))) }
+            return changes
+        }
+        for change in changes { record(change) }
+        return changes.first
+    }
+
+    /// Reads every other device's new records, and forgets the devices whose
+    /// folder was removed, as a fresh reader of the folder would; returns the
+    /// keys whose value changed. Called with the lock held.
+    func readOtherDevices() -> Set<String> {
+        var changed: Set<String> = []
+        let present = sync.devices()
+        for device in readers.keys where device != deviceID && !present.contains(device) && sync.hasRemovedFolder(of: device) {
+            readers[device] = nil
+            changed.formUnion(merged.replace(recordsOf: device, with: []))
+        }
+        for device in present where device != deviceID {
+            let reader = readers[device] ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: warningHandler)
+            readers[device] = reader
+            changed.formUnion(merge(reader.readNew(), from: device))
+        }
+        return changed
+    }
+
+    /// Merges what a reader found, moving the clock past it. Called with the lock held.
+    func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<String> {
+        if let latest = batch.latest { clock.observe(latest) }
+        return batch.replacesAll ? merged.replace(recordsOf: device, with: batch.records) : merged.apply(batch.records)
+    }
+
+    /// A different store id in the sync directory: start over from its content. Called with the lock held.
+    private func checkAccount() -> StoreChange? {
+        guard let id = sync.storeID(), id != storeIDValue else { return nil }
+        let arrived = storeIDValue.isEmpty  // the id this device waited for, not another store
+        storeIDValue = id
+        state.rememberedStoreID = id
+        if arrived { return nil }
+        let before = Set(merged.visible.keys)
+        merged = MergedState()
+        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: warningHandler)
+        readers = [deviceID: ownReader]
+        let own = ownReader.readNew()
+        _ = merge(own, from: deviceID)
+        ownLatest = own.latest
+        do {
+            try sync.setName(deviceName, of: deviceID)
+            writer = try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader)
+        } catch {
+            warningHandler("cannot write to the new store: \(error)")
+        }
+        _ = readOtherDevices()
+        return StoreChange(reason: .accountChange, keys: Array(before.union(merged.visible.keys)))
+    }
+
+    /// InitialSyncChange (or AccountChange) for what changed while this device
+    /// was away, and QuotaViolationChange for what the quota rule set aside meanwhile.
+    func announceInitialSync() {
+        let remembered = state.rememberedStoreID
+        if !storeIDValue.isEmpty { state.rememberedStoreID = storeIDValue }
+        if let remembered, !remembered.isEmpty, !storeIDValue.isEmpty, remembered != storeIDValue {
+            record(StoreChange(reason: .accountChange, keys: Array(lock.withLock { merged.visible.keys })))
+            return
+        }
+        let seen = state.seenStamps()
+        let (changed, setAside): ([String], [String]) = lock.withLock {
+            lastSyncTime = Date()
+            let unseen = merged.winners.filter { key, winner in seen?[key] != winner.stamp }
+            let changed = unseen.compactMap { key, winner -> String? in
+                guard winner.stamp.device != deviceID else { return nil }
+                return seen == nil && winner.value == nil ? nil : key
+            }
+            return (changed, merged.setAside.filter { unseen[$0] != nil })
+        }
+        if !changed.isEmpty {
+            let change = StoreChange(reason: .initialSyncChange, keys: changed)
+            lock.withLock { undeliveredInitialChange = change }
+            record(change)
+        }
+        if !setAside.isEmpty { record(StoreChange(reason: .quotaViolationChange, keys: setAside)) }
+    }
+
+    // MARK: This device's folder
+
+    /// Compacts this device's journal into a snapshot of its records that
+    /// still win, less the tombstones ``TombstoneCollection`` lets go. Called with the lock held.
+    func compact() {
+        let current = merged.records(writtenBy: deviceID)
+        let tombstones = current.compactMap { record -> (key: String, stamp: Stamp)? in
+            guard case let .remove(key) = record.operation else { return nil }
+            return (key, record.stamp)
+        }
+        let peers = Set(sync.devices()).union(readers.keys).subtracting([deviceID]).map { device in
+            TombstoneCollection.Peer(progress: sync.progress(of: device), readUpTo: readers[device]?.contiguous,
+                                     newest: merged.devices[device] ?? [:])
+        }
+        let collectable = TombstoneCollection.collectable(tombstones, of: deviceID, peers: peers)
+        let kept = current.filter { record in
+            if case let .remove(key) = record.operation { return !collectable.contains(key) }
+            return true
+        }
+        do {
+            let stamp = Stamp(time: clock.now(), device: deviceID)
+            try writer.compact(kept, stamp: stamp)
+            ownLatest = stamp.time
+            _ = merged.replace(recordsOf: deviceID, with: kept)
+        } catch {
+            warningHandler("compaction failed, the journal keeps growing: \(error)")
+        }
+    }
+
+    /// Someone removed this device's folder (or a synchronizer carried its
+    /// removal over): write it again from what this device holds, so that its
+    /// records stay in the store. Called with the lock held.
+    private func rewriteOwnFolderIfGone() {
+        guard !writer.isInPlace else { return }
+        warningHandler("\(writer.folder.path) vanished; writing it again")
+        try? sync.setName(deviceName, of: deviceID)
+        compact()
+        publishedProgress = nil
+    }
+
+    /// Publishes how far this device has read every other one, if that
+    /// changed (see ``TombstoneCollection``). Called with the lock held.
+    func publishProgress() {
+        var read: [DeviceID: HLCTimestamp] = [:]
+        for (device, reader) in readers where device != deviceID { read[device] = reader.contiguous }
+        let progress = ReadProgress(own: ownLatest, read: read)
+        guard progress != publishedProgress else { return }
+        do {
+            try sync.publish(progress, of: deviceID)
+            publishedProgress = progress
+            lastProgressTime = Date()
+        } catch {
+            warningHandler("cannot publish reading progress: \(error)")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// Quota under concurrency: what the store shows when the winners of all
+/// devices together pass a limit.
+///
+/// Each device checks its own writes against the store it sees, so only
+/// writes made concurrently on several devices can together pass a limit (the
+/// 1024 keys or the 1,048,576 bytes). Then every device admits the live
+/// winners oldest stamp first (ties by key) and sets aside each one that would
+/// pass a limit, which is what one server receiving the writes in stamp order
+/// would have refused. The rule depends only on the winners, so every device
+/// computes the same store; a set-aside value is not lost, and comes back as
+/// soon as removals make room for it (also oldest first).
+enum QuotaRule {
+    /// What the store shows, and what it sets aside.
+    struct Admitted {
+        var visible: [String: KeyEntry] = [:]
+        var setAside: Set<String> = []
+        var usage = QuotaUsage()
+    }
+
+    /// The usage once the winners of `touched` replace what `visible` shows
+    /// for them, or nil when that passes a limit.
+    static func usage(_ usage: QuotaUsage, replacing touched: Set<String>, of visible: [String: KeyEntry],
+                      by winners: [String: Winner]) -> QuotaUsage? {
+        var next = usage
+        for key in touched {
+            let old = visible[key]
+            let new = winners[key]?.value
+            next.keys += (new == nil ? 0 : 1) - (old == nil ? 0 : 1)
+            next.bytes += (new?.size ?? 0) - (old?.size ?? 0)
+        }
+        return next.isWithinLimits ? next : nil
+    }
+
+    /// The rule, from scratch: oldest first, each live winner that fits is admitted.
+    static func admitOldestFirst(_ winners: [String: Winner]) -> Admitted {
+        let live = winners.compactMap { key, winner in winner.value.map { (key: key, entry: $0) } }
+            .sorted { ($0.entry.stamp, $0.key) < ($1.entry.stamp, $1.key) }
+        var admitted = Admitted()
+        for (key, entry) in live {
+            if (try? admitted.usage.checkWrite(key: key, oldSize: nil, newSize: entry.size)) != nil {
+                admitted.visible[key] = entry
+                admitted.usage.keys += 1
+                admitted.usage.bytes += entry.size
+            } else {
+                admitted.setAside.insert(key)
+            }
+        }
+        return admitted
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+@testable import KVStore
+
+/// What the store must be once every record has been read, stated as simply
+/// as possible and apart from the engine: per key the record with the
+/// greatest (clock, device id) wins, a removal leaving nothing; then the live
+/// winners are taken oldest first, each only if the store still fits its
+/// limits with it.
+final class ReferenceModel: @unchecked Sendable {
+    private var records: [JournalRecord] = []
+    private let lock = NSLock()
+
+    /// Notes a record some device appended.
+    func add(_ record: JournalRecord) { lock.withLock { records.append(record) } }
+
+    /// How many records were written.
+    var count: Int { lock.withLock { records.count } }
+
+    /// The store every device must show.
+    func values() -> [String: PropertyListValue] {
+        var winners: [String: (order: (UInt64, String), value: PropertyListValue?)] = [:]
+        for record in lock.withLock({ records }) {
+            let order = (record.stamp.time.rawValue, record.stamp.device.hex)
+            for (key, value) in record.changes where winners[key].map({ $0.order < order }) ?? true {
+                winners[key] = (order, value)
+            }
+        }
+        let live = winners.compactMap { key, winner in winner.value.map { (order: winner.order, key: key, value: $0) } }
+            .sorted { ($0.order.0, $0.order.1, $0.key) < ($1.order.0, $1.order.1, $1.key) }
+        var store: [String: PropertyListValue] = [:]
+        var bytes = 0
+        for (_, key, value) in live {
+            let size = FileForm.encode(value).count
+            if store.count < 1024 && bytes + size <= 1_048_576 {
+                store[key] = value
+                bytes += size
+            }
+        }
+        return store
+    }
+}

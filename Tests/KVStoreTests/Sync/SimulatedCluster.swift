@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+@testable import KVStore
+
+/// Two to five devices sharing a store, driven by one seeded random schedule:
+/// writes of every kind (quota-passing ones included), refreshes, deliveries
+/// by the ``SimulatedSynchronizer`` (or one shared folder, without one),
+/// restarts, devices away for a while, partitions, compactions, progress
+/// publications, and wall clocks up to an hour apart.
+final class SimulatedCluster {
+    let seed: UInt64
+    let devices: [SimulatedDevice]
+    let model = ReferenceModel()
+    /// The steps taken, for the failure report.
+    private(set) var trace: [String] = []
+    private var random: SeededRandom
+    private let time = SimulatedTime()
+    private let synchronizer: SimulatedSynchronizer?
+    /// Whether this schedule writes values big enough to pass the byte quota together.
+    private let bigWrites: Bool
+    private static let keys = ["a", "b", "c", "d", "e", "ключ"]
+    private static let bigValues = [300_000, 420_000, 560_000].map { PropertyListValue.data(Data(repeating: 7, count: $0)) }
+
+    init(seed: UInt64, root: String) throws {
+        self.seed = seed
+        random = SeededRandom(seed: seed)
+        let count = Int.random(in: 2...5, using: &random)
+        let shared = random.chance(0.3)
+        bigWrites = random.chance(0.3)
+        let syncDirectories = (0..<count).map { root + (shared ? "/sync" : "/replica-\($0)") }
+        synchronizer = shared ? nil : SimulatedSynchronizer(replicas: syncDirectories)
+        var devices: [SimulatedDevice] = []
+        for index in 0..<count {
+            devices.append(SimulatedDevice(
+                name: "dev\(index)", syncDirectory: URL(fileURLWithPath: syncDirectories[index]),
+                stateDirectory: URL(fileURLWithPath: root + "/state-\(index)"),
+                skew: Int64.random(in: -3_600_000...3_600_000, using: &random), time: time, model: model))
+        }
+        self.devices = devices
+        trace.append("seed \(seed): \(count) devices, \(shared ? "one shared folder" : "replicas"), skews \(devices.map(\.skew))")
+        try setUp()
+    }
+
+    /// Starts every device; with replicas, the store id is copied first (as
+    /// one starts the second machine once the folder has synced), and every
+    /// device folder reaches every replica before the schedule starts.
+    private func setUp() throws {
+        try devices[0].start()
+        try synchronizer?.shareStoreID()
+        for device in devices.dropFirst() { try device.start() }
+        for (index, device) in devices.enumerated() {
+            synchronizer?.register(device: try #require(device.store).deviceID, replica: index)
+        }
+        synchronizer?.deliverAll()
+        for device in devices { device.store?.refresh() }
+        try plantJunk()
+    }
+
+    /// What synchronizers, Finder and people leave in a sync directory.
+    private func plantJunk() throws {
+        let root = devices[0].syncDirectory.path
+        let folder = try #require(Files.list(root + "/devices").first { DeviceID(hex: $0) != nil })
+        for (path, text) in [("/.DS_Store", "junk"), ("/devices/.DS_Store", "junk"), ("/devices/notes.txt", "hello"),
+                             ("/devices/\(folder)/journal-0000000000000001.sync-conflict-20261122-035148-UZAMHDT.log", "x"),
+                             ("/devices/\(folder)/.unison.journal.0123.unison.tmp", "x")] {
+            try Files.writeAtomically(root + path, Array(text.utf8))
+        }
+    }
+
+    /// Takes `steps` random steps.
+    func run(steps: Int) {
+        for _ in 0..<steps {
+            let device = random.pick(devices)
+            time.advance(by: UInt64.random(in: 0...40, using: &random))
+            switch random.next() % 100 {
+            case 0..<50: write(on: device)
+            case 50..<62: refresh(device)
+            case 62..<85: deliver(orRefresh: device)
+            case 85..<88: restart(device)
+            case 88..<90: toggleRunning(device)
+            case 90..<93: step("\(device.name) publishes progress") { device.publishProgress() }
+            case 93..<96: step("\(device.name) compacts") { device.compact() }
+            case 96..<98: togglePartition(device)
+            default: step("time jumps") { time.advance(by: UInt64.random(in: 1...600_000, using: &random)) }
+            }
+        }
+    }
+
+    /// Heals every partition, starts every device, and delivers and refreshes
+    /// until all have read the same files; returns each device's store.
+    func finish() throws -> [String: [String: PropertyListValue]] {
+        synchronizer?.partitioned = []
+        for device in devices where !device.isRunning { try device.start() }
+        for _ in 0..<2 {
+            synchronizer?.deliverAll()
+            for device in devices { device.store?.refresh() }
+            for device in devices { device.publishProgress() }
+        }
+        return Dictionary(uniqueKeysWithValues: devices.map { ($0.name, $0.store?.values ?? [:]) })
+    }
+
+    /// Stops and starts every device: each reads its store again from the files alone.
+    func restartAll() throws -> [String: [String: PropertyListValue]] {
+        for device in devices { device.stop() }
+        for device in devices { try device.start() }
+        return Dictionary(uniqueKeysWithValues: devices.map { ($0.name, $0.store?.values ?? [:]) })
+    }
+
+    /// Closes every store.
+    func stop() { for device in devices { device.stop() } }
+
+    // MARK: Steps
+
+    private func step(_ description: String, _ action: () throws -> Void) {
+        trace.append(description)
+        do { try action() } catch { trace.append("  → \(error)") }
+    }
+
+    private func write(on device: SimulatedDevice) {
+        guard let store = device.store else { return }
+        let key = random.pick(Self.keys), other = random.pick(Self.keys)
+        switch random.next() % 10 {
+        case 8...9 where bigWrites:
+            let value = random.pick(Self.bigValues)
+            step("\(device.name) sets \(key) to \(FileForm.encode(value).count) bytes") { try store.set(value, forKey: key) }
+        case 0..<3:
+            let value = PropertyListValue.integer(Int64.random(in: 0...99, using: &random))
+            step("\(device.name) sets \(key) = \(value)") { try store.set(value, forKey: key) }
+        case 3:
+            let text = "text \(random.next() % 100)\n"
+            step("\(device.name) writes \(key) ← \(text.debugDescription)") { try store.setFileContent(Array(text.utf8), forKey: key) }
+        case 4..<6:
+            step("\(device.name) removes \(key)") { try store.removeValue(forKey: key) }
+        case 6..<8:
+            let replace = random.chance(0.7)
+            step("\(device.name) renames \(key) → \(other)\(replace ? "" : " (no replace)")") {
+                try store.rename(key, to: other, replace: replace)
+            }
+        default:
+            let value = PropertyListValue.string("s\(random.next() % 1000)")
+            step("\(device.name) sets \(key) = \(value)") { try store.set(value, forKey: key) }
+        }
+    }
+
+    private func refresh(_ device: SimulatedDevice) {
+        step("\(device.name) refreshes") { device.store?.refresh() }
+    }
+
+    private func deliver(orRefresh device: SimulatedDevice) {
+        guard let synchronizer else { return refresh(device) }
+        step("a file is delivered") { synchronizer.deliverOne(using: &random) }
+    }
+
+    private func restart(_ device: SimulatedDevice) {
+        step("\(device.name) restarts") {
+            device.stop()
+            try device.start()
+        }
+    }
+
+    private func toggleRunning(_ device: SimulatedDevice) {
+        if device.isRunning {
+            step("\(device.name) goes away") { device.stop() }
+        } else {
+            step("\(device.name) comes back") { try device.start() }
+        }
+    }
+
+    private func togglePartition(_ device: SimulatedDevice) {
+        guard let synchronizer, let index = devices.firstIndex(where: { $0 === device }) else { return }
+        if synchronizer.partitioned.remove(index) == nil {
+            synchronizer.partitioned.insert(index)
+            trace.append("\(device.name)'s replica is cut off")
+        } else {
+            trace.append("\(device.name)'s replica is back")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import KVStore
+
+/// Copies each device's folder from the replica its device writes to the
+/// other replicas, the ways file synchronizers and network file systems do:
+/// whole files through a temporary name (Syncthing, Unison), a growing prefix
+/// written in place (Dropbox, a slow copy), a later block first with a hole
+/// of zeros before it (NFS writes arriving out of order), deletions late, and
+/// files in any order. Stale `.syncthing.*.tmp` files are left behind too.
+final class SimulatedSynchronizer {
+    /// The sync directory of each replica.
+    let replicas: [String]
+    /// Which replica each device (by folder name) writes.
+    private(set) var owners: [String: Int] = [:]
+    /// Replicas cut off from the others for now.
+    var partitioned: Set<Int> = []
+
+    init(replicas: [String]) { self.replicas = replicas }
+
+    func register(device: DeviceID, replica: Int) { owners[device.hex] = replica }
+
+    /// Copies `store-id` from the first replica to the others (setting a store
+    /// up by hand before the devices start, as one does with Syncthing).
+    func shareStoreID() throws {
+        let id = try #require(try Files.read(replicas[0] + "/store-id"))
+        for replica in replicas.dropFirst() {
+            try Files.makeDirectory(replica)
+            try Files.writeAtomically(replica + "/store-id", id)
+        }
+    }
+
+    /// Delivers one randomly chosen difference, in a randomly chosen way.
+    func deliverOne(using random: inout SeededRandom) {
+        guard let (device, source) = owners.filter({ !partitioned.contains($0.value) }).randomElement(using: &random) else { return }
+        let targets = replicas.indices.filter { $0 != source && !partitioned.contains($0) }
+        guard !targets.isEmpty else { return }
+        let target = random.pick(targets)
+        let differing = differences(of: device, from: source, to: target)
+        guard let name = differing.randomElement(using: &random) else { return }
+        deliver(name, of: device, from: source, to: target, using: &random)
+    }
+
+    /// Delivers everything, whole, everywhere (the end of every schedule).
+    func deliverAll() {
+        for (device, source) in owners {
+            for target in replicas.indices where target != source {
+                for name in differences(of: device, from: source, to: target) {
+                    copyWhole(name, of: device, from: source, to: target)
+                }
+            }
+        }
+    }
+
+    private func folder(_ device: String, in replica: Int) -> String { replicas[replica] + "/devices/" + device }
+
+    /// The files that differ between the owner's folder and a copy (missing or extra ones included).
+    private func differences(of device: String, from source: Int, to target: Int) -> [String] {
+        let names = Set(storeFiles(folder(device, in: source))).union(storeFiles(folder(device, in: target)))
+        return names.sorted().filter { name in
+            read(folder(device, in: source) + "/" + name) != read(folder(device, in: target) + "/" + name)
+        }
+    }
+
+    /// A folder's files, leaving out temporary ones (a leading dot).
+    private func storeFiles(_ path: String) -> [String] { Files.list(path).filter { !$0.hasPrefix(".") } }
+
+    private func read(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    /// How many leading bytes two files share (memcmp by pages: the schedules copy megabytes).
+    private func commonPrefix(_ a: Data, _ b: Data) -> Int {
+        let length = min(a.count, b.count)
+        return a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in
+                var same = 0
+                while same < length {
+                    let chunk = min(4096, length - same)
+                    if memcmp(a.baseAddress! + same, b.baseAddress! + same, chunk) == 0 {
+                        same += chunk
+                    } else {
+                        return same + (0..<chunk).first { a[same + $0] != b[same + $0] }!
+                    }
+                }
+                return same
+            }
+        }
+    }
+
+    private func deliver(_ name: String, of device: String, from source: Int, to target: Int,
+                         using random: inout SeededRandom) {
+        let to = folder(device, in: target) + "/" + name
+        guard let bytes = read(folder(device, in: source) + "/" + name) else {
+            unlink(to)
+            return
+        }
+        let common = commonPrefix(bytes, read(to) ?? Data())
+        switch random.next() % 4 {
+        case 0 where common < bytes.count:  // a growing prefix, in place
+            writeInPlace(to, bytes.prefix(Int.random(in: common + 1...bytes.count, using: &random)), at: 0, total: bytes.count)
+        case 1 where common + 1 < bytes.count:  // a later block first, leaving a hole
+            let start = Int.random(in: common + 1..<bytes.count, using: &random)
+            let end = Int.random(in: start + 1...bytes.count, using: &random)
+            writeInPlace(to, bytes.subdata(in: start..<end), at: start, total: bytes.count)
+        case 2:  // a stale temporary left behind, then the whole file
+            let junk = folder(device, in: target) + "/.syncthing." + name + ".tmp"
+            try? Files.writeAtomically(junk, Array(bytes.prefix(bytes.count / 2)))
+            copyWhole(name, of: device, from: source, to: target)
+        default:
+            copyWhole(name, of: device, from: source, to: target)
+        }
+    }
+
+    /// Writes part of a file where it belongs, completing it (length included) when the part reaches the end.
+    private func writeInPlace(_ path: String, _ part: Data, at offset: Int, total: Int) {
+        try? Files.makeDirectory((path as NSString).deletingLastPathComponent)
+        let fd = open(path, O_WRONLY | O_CREAT, 0o644)
+        guard fd >= 0 else { return }
+        _ = part.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        if offset + part.count == total { ftruncate(fd, off_t(total)) }
+        close(fd)
+    }
+
+    /// Copies a file whole through a temporary name, as Syncthing does.
+    private func copyWhole(_ name: String, of device: String, from source: Int, to target: Int) {
+        let to = folder(device, in: target) + "/" + name
+        guard let bytes = read(folder(device, in: source) + "/" + name) else {
+            unlink(to)
+            return
+        }
+        try? Files.makeDirectory(folder(device, in: target))
+        let temporary = folder(device, in: target) + "/.syncthing." + name + ".tmp"
+        guard (try? Files.writeAtomically(temporary, Array(bytes))) != nil else { return }
+        rename(temporary, to)
+    }
+}

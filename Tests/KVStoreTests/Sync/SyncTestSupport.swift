@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+@testable import KVStore
+
+/// Collects a store's warnings, to check that a foreign file was noticed.
+final class Warnings: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    var all: [String] { messages.withLock { $0 } }
+
+    func add(_ message: String) { messages.withLock { $0.append(message) } }
+
+    /// Whether some warning contains `text`.
+    func contain(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+}
+
+/// A test's folders: sync directories and state directories under one temporary root.
+struct SyncFixture {
+    let root = FastTemporaryFolder()
+    let warnings = Warnings()
+
+    /// A store on `root/<sync>` as device `name` (its state in `root/state-<name>`).
+    func open(_ name: String, sync: String = "sync", clock: HybridLogicalClock = HybridLogicalClock(),
+              compactionFloor: Int? = nil) throws -> DeviceStore {
+        let store = try DeviceStore(syncDirectory: URL(fileURLWithPath: root.path + "/" + sync),
+                                    stateDirectory: URL(fileURLWithPath: root.path + "/state-" + name),
+                                    deviceName: name, clock: clock, warn: warnings.add)
+        if let compactionFloor { store.lock.withLock { store.writer.compactionFloor = compactionFloor } }
+        return store
+    }
+
+    /// The folder `store` writes.
+    func folder(of store: DeviceStore, sync: String = "sync") -> String {
+        root.path + "/" + sync + "/devices/" + store.deviceID.hex
+    }
+
+    func cleanup() { root.cleanup() }
+}
+
+/// The framed bytes of records, as a journal holds them.
+func frames(_ records: [JournalRecord]) -> [UInt8] { records.flatMap(RecordFrame.encode) }
+
+/// A record stamped by `device` at `milliseconds`.
+func record(_ device: DeviceID, _ milliseconds: UInt64, _ operation: JournalRecord.Operation) -> JournalRecord {
+    JournalRecord(stamp: Stamp(time: HLCTimestamp(milliseconds: milliseconds, counter: 0), device: device), operation: operation)
+}
+
+/// Appends bytes to a file, creating it (and its folder).
+func append(_ bytes: [UInt8], to path: String) throws {
+    try Files.makeDirectory((path as NSString).deletingLastPathComponent)
+    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+    defer { close(fd) }
+    try Files.writeAll(fd, bytes, path: path)
+}
+
+/// Copies a folder's files to another folder (replacing what is there), as a synchronizer would.
+func copyFolder(_ from: String, to: String) throws {
+    try Files.makeDirectory(to)
+    for name in Files.list(to) where !Files.list(from).contains(name) { unlink(to + "/" + name) }
+    for name in Files.list(from) {
+        guard let bytes = try Files.read(from + "/" + name) else { continue }
+        try Files.writeAtomically(to + "/" + name, bytes)
+    }
+}

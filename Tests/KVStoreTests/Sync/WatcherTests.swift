@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import KVStore
+
+/// Noticing changes: inotify at once where it works, polling where it does not.
+@Suite("Watching the sync directory")
+struct WatcherTests {
+    let fixture = SyncFixture()
+
+    /// Whether `condition` holds within `seconds`.
+    private func eventually(within seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if condition() { return true }
+            usleep(2000)
+        }
+        return condition()
+    }
+
+    @Test func inotifyNoticesAtOnceWithoutPolling() throws {
+        let a = try fixture.open("a"), b = try fixture.open("b")
+        let watcher = SyncWatcher(store: b, pollInterval: 3600)
+        defer { watcher.stop(); a.close(); b.close(); fixture.cleanup() }
+        try a.set(.integer(1), forKey: "k")
+        #expect(eventually(within: 2) { b.value(forKey: "k") == .integer(1) })
+    }
+
+    @Test func aDeviceFolderAppearingLaterIsWatchedToo() throws {
+        let b = try fixture.open("b")
+        let watcher = SyncWatcher(store: b, pollInterval: 3600)
+        defer { watcher.stop(); b.close(); fixture.cleanup() }
+        let late = try fixture.open("late")
+        defer { late.close() }
+        try late.set(.integer(1), forKey: "k")
+        #expect(eventually(within: 2) { b.value(forKey: "k") == .integer(1) })
+        try late.set(.integer(2), forKey: "k")  // an append inside the new folder: only its own watch reports it
+        #expect(eventually(within: 2) { b.value(forKey: "k") == .integer(2) })
+    }
+
+    @Test func pollingAloneNoticesToo() throws {
+        let a = try fixture.open("a"), b = try fixture.open("b")
+        let watcher = SyncWatcher(store: b, pollInterval: 0.05, polling: true)
+        defer { watcher.stop(); a.close(); b.close(); fixture.cleanup() }
+        try a.set(.integer(1), forKey: "k")
+        #expect(eventually(within: 2) { b.value(forKey: "k") == .integer(1) })
+    }
+
+    @Test func aStoppedWatcherRefreshesNoMore() throws {
+        let a = try fixture.open("a"), b = try fixture.open("b")
+        defer { a.close(); b.close(); fixture.cleanup() }
+        SyncWatcher(store: b, pollInterval: 0.01).stop()
+        try a.set(.integer(1), forKey: "k")
+        usleep(100_000)
+        #expect(b.value(forKey: "k") == nil)
+    }
+}

@@ -1,0 +1,1 @@
+../../Sources/kvfs-bench/Transports/SyncthingPair.swift
