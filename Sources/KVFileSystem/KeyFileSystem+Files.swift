@@ -39,6 +39,12 @@ extension KeyFileSystem {
 
     public func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: Request,
                      reply: (UnsafeRawBufferPointer) -> Void) throws(Errno) {
+        if ControlFile(inode) == .changeLog {
+            // Read live, not from a snapshot at open: `tail -f` keeps its descriptor and reads what was appended.
+            OpenFile(inode: inode, flags: [], content: ControlFile.changeLog.content(of: store))
+                .read(offset: Int(offset), size: size, reply: reply)
+            return
+        }
         lock.lock()
         defer { lock.unlock() }
         guard let file = files[handle] else { throw .EBADF }

@@ -24,7 +24,18 @@ enum Daemon {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(0x80))  // POSIX_SPAWN_SETSID, which Glibc's module does not export
+        // A new session, with every signal unblocked and the stopping ones at
+        // their defaults: a caller on a Dispatch thread (which blocks SIGTERM)
+        // must not leave a daemon that SIGTERM cannot stop.
+        // (POSIX_SPAWN_SETSID | SETSIGMASK | SETSIGDEF; Glibc's module does not export them.)
+        posix_spawnattr_setflags(&attributes, Int16(0x80 | 0x08 | 0x04))
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&stopping, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &stopping)
         let argv = ["/proc/self/exe"] + FstabArguments.rewrite(arguments) + ["--foreground"]
         var environment = ProcessInfo.processInfo.environment
         environment[readyVariable] = String(writeEnd)

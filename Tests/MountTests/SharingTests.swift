@@ -127,6 +127,24 @@ struct SharingTests {
         }
     }
 
+    @Test("tail -f on .kvfs/changes.log follows the lines that other devices' writes add")
+    func tailFollowsTheChangeLog() throws {
+        try withSandbox { sandbox in
+            try sandbox.mount("m", state: "state")
+            try sandbox.mount("m2", state: "state2")
+            let followed = try sandbox.ok(#"""
+                timeout 6 tail -n 0 -f $M/.kvfs/changes.log > $T/tail.out &
+                sleep 1
+                echo one > $T/m2/first
+                sleep 2
+                echo two > $T/m2/second
+                wait
+                jq -c '[.reason, .keys]' $T/tail.out
+                """#, timeout: 30)
+            #expect(followed == "[\"ServerChange\",[\"first\"]]\n[\"ServerChange\",[\"second\"]]\n")
+        }
+    }
+
     @Test("a mount that was away gets the keys changed meanwhile as InitialSyncChange")
     func initialSync() throws {
         try withSandbox { sandbox in

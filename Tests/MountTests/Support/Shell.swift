@@ -79,11 +79,20 @@ func runShell(_ script: String, in directory: String, environment: [String: Stri
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    // Dispatch's threads block SIGTERM, and a child inherits the mask: unblock
+    // it, or `timeout` and `kill` in a script could not stop what they start.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setflags(&attributes, Int16(0x08))  // POSIX_SPAWN_SETSIGMASK
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    posix_spawnattr_setsigmask(&attributes, &unblocked)
     let arguments = ["/usr/bin/timeout", "-k", "5", String(timeout), "/bin/sh", "-c", "cd \"$1\" && shift && eval \"$1\"", "sh", directory, script]
     let variables = environment.map { "\($0.key)=\($0.value)" }
     var pid: pid_t = 0
     let status = withCStrings(arguments) { argv in
-        withCStrings(variables) { envp in posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) }
+        withCStrings(variables) { envp in posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp) }
     }
     guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
     var exitStatus: Int32 = 0
