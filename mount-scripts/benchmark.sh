@@ -13,7 +13,9 @@ bench_src=${KVFS_BENCH_SRC:-../shared/bench}
 work=$(mktemp -d /tmp/kvfs-bench.XXXXXX)
 mounts=()
 cleanup() {
-    for m in "${mounts[@]}"; do fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+    for m in "${mounts[@]}"; do
+        "${bin:-/nonexistent}/kvfs" unmount "$m" 2>/dev/null || fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -22,30 +24,31 @@ mount-scripts/install-deps.sh
 swift build -c release --product kvfs >&2
 swift build -c release --product kvfs-bench >&2
 bin=$(swift build -c release --show-bin-path)
-cc -O2 "$bench_src/fsops.c" -o "$work/fsops"
-cc -O2 "$bench_src/memfs.c" $(pkg-config --cflags --libs fuse3) -o "$work/memfs"
-cc -O2 -Wall "$bench_src/memfs_ll.c" $(pkg-config --cflags --libs fuse3) -o "$work/memfs_ll"
+mkdir -p "$work/bin"
+cc -O2 "$bench_src/fsops.c" -o "$work/bin/fsops"
+cc -O2 "$bench_src/memfs.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs"
+cc -O2 -Wall "$bench_src/memfs_ll.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs_ll"
 
 mkdir -p "$work"/{tmpfs,memfs,memfs_ll,kvfs,sync,state}
 mount -t tmpfs -o size=64m tmpfs "$work/tmpfs" && mounts+=("$work/tmpfs")
-"$work/memfs" "$work/memfs" && mounts+=("$work/memfs")
-"$work/memfs_ll" "$work/memfs_ll" && mounts+=("$work/memfs_ll")
+"$work/bin/memfs" "$work/memfs" && mounts+=("$work/memfs")
+"$work/bin/memfs_ll" "$work/memfs_ll" && mounts+=("$work/memfs_ll")
 "$bin/kvfs" mount "$work/kvfs" --sync-dir "$work/sync" --state-dir "$work/state" && mounts+=("$work/kvfs")
 
 for fs in tmpfs memfs memfs_ll kvfs; do
-    "$work/fsops" "$work/$fs" "$keys" "$bytes" "$rounds" | sed "s/^/$fs\t/" >> "$work/results.tsv"
+    "$work/bin/fsops" "$work/$fs" "$keys" "$bytes" "$rounds" | sed "s/^/$fs\t/" >> "$work/results.tsv"
 done
 pid=$(jq -r .pid "$work/kvfs/.kvfs/status")
 rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
 
 echo "fsops: $keys keys of $bytes bytes, median of $rounds rounds, ns per operation (ratio to tmpfs, to memfs)"
 python3 - "$work/results.tsv" <<'PY'
-import sys, collections
+import re, sys, collections
 rows = collections.OrderedDict()
 for line in open(sys.argv[1]):
     fs, rest = line.rstrip("\n").split("\t", 1)
-    parts = rest.rsplit(None, 2)          # name, count, ns/op
-    rows.setdefault(parts[0], {})[fs] = float(parts[2])
+    match = re.match(r"(.*?)\s+\d+ ops\s+(\d+) ns/op", rest)   # fsops: NAME COUNT ops NS ns/op (median of R)
+    rows.setdefault(match.group(1), {})[fs] = float(match.group(2))
 fss = ["tmpfs", "memfs", "memfs_ll", "kvfs"]
 print(f"{'operation':28}" + "".join(f"{f:>12}" for f in fss) + f"{'kvfs/tmpfs':>12}{'kvfs/memfs':>12}{'kvfs/ll':>10}")
 for op, v in rows.items():
@@ -55,6 +58,7 @@ PY
 echo "kvfs daemon RSS after the run: $((rss / 1024)) MiB ($rss KiB)"
 
 "$bin/kvfs" unmount "$work/kvfs"
+mounts=("${mounts[@]/$work\/kvfs}")
 "$bin/kvfs-bench" history --records "$history" --sync-dir "$work/history-sync" --state-dir "$work/history-state"
 mkdir -p "$work/history"
 start=$(date +%s%N)
