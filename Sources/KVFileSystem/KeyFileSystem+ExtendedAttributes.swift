@@ -44,10 +44,7 @@ extension KeyFileSystem {
         let text = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let type = PropertyListType(rawValue: text) else { throw .EINVAL }
         do { try store.convert(key: key, to: type) } catch { throw Errno(error) }
-        lock.lock()
-        let inodeNow = nodes.inode(of: FileName.encode(key))
-        lock.unlock()
-        if let inodeNow { invalidator.invalidate(inode: inodeNow) }
+        invalidator.invalidate(inode: inode)  // the file form changed with the type
     }
 
     public func removexattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) {

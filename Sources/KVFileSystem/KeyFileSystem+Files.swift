@@ -16,7 +16,8 @@ extension KeyFileSystem {
     public func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
         if let control = ControlFile(inode) {
             if flags.isWritable { throw .EACCES }
-            let file = OpenFile(inode: inode, flags: flags, content: control.content(of: store))
+            // The status is read as one document, as it was at open; the log is read live (see `read`).
+            let file = OpenFile(inode: inode, flags: flags, content: control == .status ? control.content(of: store) : [])
             return OpenReply(handle: lock.withLock { register(file) }, options: [.directIO, .noFlush])
         }
         return try locked { () throws(Errno) in
@@ -41,8 +42,7 @@ extension KeyFileSystem {
                      reply: (UnsafeRawBufferPointer) -> Void) throws(Errno) {
         if ControlFile(inode) == .changeLog {
             // Read live, not from a snapshot at open: `tail -f` keeps its descriptor and reads what was appended.
-            OpenFile(inode: inode, flags: [], content: ControlFile.changeLog.content(of: store))
-                .read(offset: Int(offset), size: size, reply: reply)
+            OpenFile.read(ControlFile.changeLog.content(of: store), offset: Int(offset), size: size, reply: reply)
             return
         }
         lock.lock()
@@ -97,11 +97,10 @@ extension KeyFileSystem {
     }
 
     /// Commits a buffer with writes in it: a scratch file's to memory, a key's to the store.
-    /// Then the kernel's cached size and pages of the file are dropped: the
-    /// store may keep other bytes than were written (a typed value's canonical
-    /// form, the old value after a refusal), and the kernel may have taken a
-    /// size from a buffer. A buffer one of whose writes was refused is never
-    /// committed: its refusal is thrown again.
+    /// When the store keeps other bytes than were written (a typed value's
+    /// canonical form, the old value after a refusal), the kernel's cached
+    /// size of the file is dropped. A buffer one of whose writes was refused
+    /// is never committed: its refusal is thrown again.
     ///
     /// - Parameter onlyWritten: commit only what write() or ftruncate() put in
     ///   the buffer, leaving a bare O_TRUNC or O_CREAT to a later commit (flush).

@@ -142,9 +142,9 @@ extension KeyFileSystem {
             case let (.scratch, .key(to)):
                 guard let file = scratch[name] else { throw Errno.ENOENT }
                 if !replace && store.entry(forKey: to) != nil { throw Errno.EEXIST }
-                let stored = try store.setFileContent(file.content, forKey: to)
+                try store.setFileContent(file.content, forKey: to)
                 scratch[name] = nil
-                if FileForm.encode(stored) != file.content { changedInode = nodes.inode(of: name) }
+                if store.entry(forKey: to)?.content != file.content { changedInode = nodes.inode(of: name) }
             case let (.key(from), .scratch):
                 guard let value = store.entry(forKey: from) else { throw Errno.ENOENT }
                 if !replace && scratch[newName] != nil { throw Errno.EEXIST }

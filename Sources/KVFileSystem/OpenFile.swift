@@ -57,6 +57,11 @@ final class OpenFile {
 
     /// Hands out up to `size` bytes from `offset`.
     func read(offset: Int, size: Int, reply: (UnsafeRawBufferPointer) -> Void) {
+        Self.read(content, offset: offset, size: size, reply: reply)
+    }
+
+    /// Hands out up to `size` bytes of `content` from `offset`.
+    static func read(_ content: [UInt8], offset: Int, size: Int, reply: (UnsafeRawBufferPointer) -> Void) {
         content.withUnsafeBytes { all in
             let start = min(max(offset, 0), all.count)
             reply(UnsafeRawBufferPointer(rebasing: all[start..<min(all.count, start + size)]))
