@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, each depending only on the ones below it:
 //   kvfs (CLI) → KVFileSystem (files ↔ keys) → FUSEKit (Swift low-level FUSE) → CFUSE (libfuse3 shim)
 //                KVFileSystem → KVStore (values, quota, journal, merge, sync; knows nothing of FUSE)
+//                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit) → KVStore
 let package = Package(
     name: "kvfs",
     platforms: [.macOS(.v14)],
@@ -22,7 +23,8 @@ let package = Package(
         ),
         .target(name: "FUSEKit", dependencies: ["CFUSE"]),
         .target(name: "KVStore"),
-        .target(name: "KVFileSystem", dependencies: ["FUSEKit", "KVStore"]),
+        .target(name: "KVSyncthing", dependencies: ["KVStore"]),
+        .target(name: "KVFileSystem", dependencies: ["FUSEKit", "KVStore", "KVSyncthing"]),
         .executableTarget(
             name: "kvfs",
             dependencies: [
@@ -33,8 +35,10 @@ let package = Package(
         .executableTarget(name: "kvfs-bench", dependencies: ["KVStore"]),
         .testTarget(name: "KVStoreTests", dependencies: ["KVStore"]),
         .testTarget(name: "MountTests", dependencies: ["KVStore"]),
-        .testTarget(name: "SyncTests", dependencies: ["KVStore"]),
+        .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
+        // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
+        .testTarget(name: "MachineTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,15 @@
 #       wait until they are connected
 #   syncthing-pair.sh --stop WORK_DIR
 #       stop the instances this script started
+#   syncthing-pair.sh --configure-home HOME GUI_ADDRESS LISTEN_URL
+#       only generate one instance's home (e.g. on each of several machines:
+#       127.0.0.1:8384 tcp://192.0.2.7:22000) and print its ID= and APIKEY=
+#
+# Fast sync: mount each device with --syncthing, so kvfs asks its Syncthing to
+# scan the device's folder after every commit instead of waiting for the
+# watcher (1 s here, 10 s by default): the API key is read from config.xml,
+#   kvfs mount ~/kv1 --sync-dir SYNC_DIR_1 --syncthing http://$ST1_GUI \
+#        --syncthing-config WORK_DIR/st1/config.xml
 #
 # Needs: syncthing (1.19 or later), curl.
 set -euo pipefail
@@ -32,27 +41,34 @@ OPTIONS=(globalAnnounceEnabled=false localAnnounceEnabled=false relaysEnabled=fa
 
 die() { echo "syncthing-pair.sh: $*" >&2; exit 1; }
 
-# configure N GUI_PORT LISTEN_PORT: generate WORK/stN and point it at loopback only.
-configure() {
-    local n=$1 gui=$2 listen=$3 home="$WORK/st$1"
+# configure_home HOME GUI_ADDRESS LISTEN_URL: generate HOME, its GUI and listener where given,
+# nothing else on the network (no discovery, relays, NAT, reports or upgrades).
+configure_home() {
+    local home=$1 gui=$2 listen=$3
     rm -rf "$home"
     syncthing generate --home="$home" --no-default-folder >/dev/null 2>&1
     local config="$home/config.xml" key
     # One element per line in a generated config.xml: sed is enough, and nothing has started yet.
-    sed -i -e "s|<address>127.0.0.1:[0-9]*</address>|<address>127.0.0.1:$gui</address>|" \
-           -e "s|<listenAddress>default</listenAddress>|<listenAddress>tcp://127.0.0.1:$listen</listenAddress>|" \
+    sed -i -e "s|<address>127.0.0.1:[0-9]*</address>|<address>$gui</address>|" \
+           -e "s|<listenAddress>default</listenAddress>|<listenAddress>$listen</listenAddress>|" \
            "$config"
     local option
     for option in "${OPTIONS[@]}"; do
         sed -i "s|<${option%%=*}>[^<]*</${option%%=*}>|<${option%%=*}>${option#*=}</${option%%=*}>|" "$config"
     done
     key=$(sed -n 's|.*<apikey>\(.*\)</apikey>.*|\1|p' "$config")
+    echo "ID=$(syncthing serve --home="$home" --device-id)"
+    echo "APIKEY=$key"
+}
+
+# configure N GUI_PORT LISTEN_PORT: generate WORK/stN on loopback, and note it in pair.env.
+configure() {
+    local n=$1 home="$WORK/st$1"
     {
         echo "ST${n}_HOME=$home"
-        echo "ST${n}_GUI=127.0.0.1:$gui"
-        echo "ST${n}_LISTEN=tcp://127.0.0.1:$listen"
-        echo "ST${n}_APIKEY=$key"
-        echo "ST${n}_ID=$(syncthing serve --home="$home" --device-id)"
+        echo "ST${n}_GUI=127.0.0.1:$2"
+        echo "ST${n}_LISTEN=tcp://127.0.0.1:$3"
+        configure_home "$home" "127.0.0.1:$2" "tcp://127.0.0.1:$3" | sed "s/^/ST${n}_/"
     } >>"$WORK/pair.env"
 }
 
@@ -117,6 +133,7 @@ while [ $# -gt 0 ]; do
         --configure-only) MODE=configure; shift ;;
         --link) MODE=link; shift ;;
         --stop) MODE=stop; shift ;;
+        --configure-home) MODE=home; shift ;;
         --ports) PORTS=${2:?--ports needs GUI1,GUI2,LISTEN1,LISTEN2}; shift 2 ;;
         -h|--help) usage 0 ;;
         -*) usage ;;
@@ -127,6 +144,10 @@ command -v syncthing >/dev/null || die "syncthing is not installed (apt-get inst
 command -v curl >/dev/null || die "curl is not installed (apt-get install curl)"
 
 case $MODE in
+    home)
+        [ $# -eq 3 ] || usage
+        configure_home "$@"
+        exit 0 ;;
     link|stop)
         [ $# -eq 1 ] || usage
         WORK=$(realpath "$1")
@@ -148,9 +169,12 @@ start
 link
 cat <<EOF
 Syncthing keeps $(realpath "$2") and $(realpath "$3") identical (logs: $WORK/st1.log, $WORK/st2.log).
-Mount the first device now, and the second once store-id has arrived in the second folder:
-  kvfs mount ~/kv1 --sync-dir $(realpath "$2") --state-dir $WORK/state-dev1 --device-name dev1
+Mount the first device now, and the second once store-id has arrived in the second folder
+(--syncthing: each commit is scanned at once, so a write shows on the other mount in milliseconds):
+  kvfs mount ~/kv1 --sync-dir $(realpath "$2") --state-dir $WORK/state-dev1 --device-name dev1 \\
+       --syncthing http://127.0.0.1:$GUI1 --syncthing-config $WORK/st1/config.xml
   until [ -e $(realpath "$3")/store-id ]; do sleep 0.2; done
-  kvfs mount ~/kv2 --sync-dir $(realpath "$3") --state-dir $WORK/state-dev2 --device-name dev2
+  kvfs mount ~/kv2 --sync-dir $(realpath "$3") --state-dir $WORK/state-dev2 --device-name dev2 \\
+       --syncthing http://127.0.0.1:$GUI2 --syncthing-config $WORK/st2/config.xml
 Stop Syncthing with: $0 --stop $WORK
 EOF

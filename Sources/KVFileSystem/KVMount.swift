@@ -1,6 +1,7 @@
 import Foundation
 import FUSEKit
 import KVStore
+import KVSyncthing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,6 +39,13 @@ public enum KVMount {
         invalidator.attach(session)
         let observer = store.addChangeObserver { change in fileSystem.storeChanged(change) }
         let watcher = SyncWatcher(store: store, pollInterval: configuration.pollInterval, polling: configuration.polling)
+        let scanner = configuration.syncthing.map { endpoint in
+            SyncthingScanner(endpoint: endpoint, syncDirectory: store.syncDirectory, device: store.deviceID.hex) { message in
+                FileHandle.standardError.write(Data("kvfs: syncthing: \(message)\n".utf8))
+            }
+        }
+        let commitListener = scanner.map { scanner in store.addCommitListener { scanner.requestScan() } }
+        scanner?.requestScan()  // this device's folder may be new, or changed while unmounted
         session.stopOnSignals()
         ready(nil)
         var status: Int32 = 0
@@ -49,6 +57,8 @@ public enum KVMount {
         }
         watcher.stop()
         store.removeChangeObserver(observer)
+        commitListener.map(store.removeCommitListener)
+        scanner?.stop()
         fileSystem.commitAll()
         return status
     }

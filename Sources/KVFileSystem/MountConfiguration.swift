@@ -1,5 +1,6 @@
 import Foundation
 import KVStore
+import KVSyncthing
 
 /// Everything `kvfs mount` decides about a mount.
 public struct MountConfiguration: Sendable {
@@ -17,6 +18,8 @@ public struct MountConfiguration: Sendable {
     public var pollInterval: Double = 1
     /// Whether to rely on polling alone (NFS and other folders changed from elsewhere).
     public var polling = false
+    /// The Syncthing to ask for a scan of this device's folder after each commit; nil for none.
+    public var syncthing: SyncthingEndpoint?
     /// Options for FUSE itself (`allow_other`, `default_permissions`, …).
     public var fuseOptions: [String] = []
 

@@ -23,6 +23,24 @@ extension DeviceStore {
         _ = lock.withLock { observers.removeValue(forKey: token.id) }
     }
 
+    /// Calls `listener` after each write this device commits to its journal
+    /// (set, remove, rename, conversion), on the writing thread, once the
+    /// store's lock is released: a hook for whoever carries the device's folder
+    /// to other machines (the Syncthing scan request of `kvfs mount --syncthing`).
+    /// It runs inside the write call, so it must return at once: hand work to a queue.
+    public func addCommitListener(_ listener: @escaping @Sendable () -> Void) -> ObserverToken {
+        lock.withLock {
+            nextObserver += 1
+            commitListeners[nextObserver] = listener
+            return ObserverToken(id: nextObserver)
+        }
+    }
+
+    /// Stops calling a commit listener.
+    public func removeCommitListener(_ token: ObserverToken) {
+        _ = lock.withLock { commitListeners.removeValue(forKey: token.id) }
+    }
+
     /// Logs a change and tells the observers. Called without the lock.
     func record(_ change: StoreChange) {
         changeLog.append(change)

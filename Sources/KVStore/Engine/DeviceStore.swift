@@ -54,6 +54,7 @@ public final class DeviceStore: @unchecked Sendable {
     /// How often, at most, reading progress is published (tests shorten it).
     var progressInterval: TimeInterval = 10
     var observers: [Int: @Sendable (StoreChange) -> Void] = [:]
+    var commitListeners: [Int: @Sendable () -> Void] = [:]
     var nextObserver = 0
     var undeliveredInitialChange: StoreChange?
     var closed = false
@@ -234,6 +235,8 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// The one write path: decide the operation under the lock, check quota, journal, merge.
     private func write(key: String, _ decide: (KeyEntry?) throws(KVStoreError) -> JournalRecord.Operation?) throws(KVStoreError) {
+        var listeners: [@Sendable () -> Void] = []
+        defer { for listener in listeners { listener() } }  // after the lock is released
         do throws(KVStoreError) {
             try QuotaUsage.checkKey(key)
             lock.lock()
@@ -251,6 +254,7 @@ public final class DeviceStore: @unchecked Sendable {
             onAppend?(record)
             _ = merged.apply([record])
             if writer.shouldCompact { compact() }
+            listeners = Array(commitListeners.values)
         } catch {
             if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key])) }
             throw error

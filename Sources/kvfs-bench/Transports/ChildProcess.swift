@@ -12,8 +12,9 @@ final class ChildProcess {
     let name: String
     private let process = Process()
 
-    /// The program's full path, or nil when it is not installed.
+    /// The program's full path, or nil when it is not installed (a name with a `/` is a path already).
     static func find(_ name: String) -> String? {
+        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }

@@ -8,6 +8,7 @@ import Foundation
 final class SyncthingPair {
     /// The two synchronized folders.
     let folders: [String]
+    private let work: String
     private var instances: [ChildProcess] = []
     private var endpoints: [(gui: String, key: String)] = []
 
@@ -26,6 +27,7 @@ final class SyncthingPair {
     /// Configures, starts and links a pair for `folders`, keeping its homes and logs in `work`.
     init(work: String, folders: [String]) throws {
         self.folders = folders
+        self.work = work
         let ports = (0..<4).map { _ in String(ChildProcess.freePort()) }.joined(separator: ",")
         try Self.script(["--configure-only", "--ports", ports, work] + folders)
         let environment = try Self.readEnvironment(work + "/pair.env")
@@ -41,6 +43,12 @@ final class SyncthingPair {
     }
 
     deinit { stop() }
+
+    /// Instance `index`'s REST URL (`http://127.0.0.1:PORT`).
+    func url(_ index: Int) -> String { "http://" + endpoints[index].gui }
+
+    /// Instance `index`'s `config.xml`, where `kvfs mount --syncthing-config` reads the API key.
+    func configFile(_ index: Int) -> String { "\(work)/st\(index + 1)/config.xml" }
 
     /// Stops both instances and waits for them.
     func stop() {

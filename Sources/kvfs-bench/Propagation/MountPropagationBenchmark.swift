@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `kvfs-bench mounts`: how soon a value written in one kvfs mount reads back
+/// from another, the two folders kept by a Syncthing pair on 127.0.0.1 —
+/// without and with `kvfs mount --syncthing`, idle and under load.
+enum MountPropagationBenchmark: Benchmark {
+    static let name = "mounts"
+    static let usage = "mounts [--writes 100] [--load-interval 0.1] [--integration both|on|off] [--load both|on|off] [--dir DIR]"
+    static let summary = """
+        mount A writes a file, mount B reads it back (polled every ms); Syncthing pair on 127.0.0.1; with and \
+        without --syncthing, idle and with both mounts writing other keys every --load-interval seconds
+        """
+
+    static func run(_ options: Options) throws {
+        let writes = try options.value("writes", default: 100)
+        let loadInterval = try options.value("load-interval", default: 0.1)
+        let base = try options.value("dir", default: NSTemporaryDirectory())
+        let integrations = try choices(options.value("integration", default: "both"))
+        let loads = try choices(options.value("load", default: "both"))
+        if let missing = SyncthingPair.missingProgram { throw OptionError(message: "\(missing) is not installed") }
+        guard access(kvfs, X_OK) == 0 else { throw OptionError(message: "\(kvfs) is missing: swift build first") }
+        print("mounts: A writes a file, B reads the value back; folders kept by Syncthing (watcher delay 1 s) under \(base)")
+        print("load: both mounts write a key of their own every \(loadInterval) s; the machine may be shared")
+        printRow("kvfs --syncthing", "load", "writes", "p50", "p99", "max")
+        for integration in integrations {
+            for load in loads {
+                let root = base + "/kvfs-bench-\(UUID().uuidString.prefix(8))"
+                defer { _ = try? ChildProcess.run("rm", ["-rf", root]) }
+                let latencies = try measure(root: root, writes: writes, integration: integration,
+                                            loadInterval: load ? loadInterval : nil)
+                printRow(integration ? "on" : "off", load ? "every \(loadInterval) s, both sides" : "idle",
+                         "\(latencies.samples.count)", Latencies.format(latencies.median),
+                         Latencies.format(latencies.percentile(0.99)), Latencies.format(latencies.maximum))
+            }
+        }
+    }
+
+    /// The `kvfs` built beside this benchmark.
+    static var kvfs: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("kvfs").path
+    }
+
+    private static func choices(_ text: String) throws -> [Bool] {
+        switch text {
+        case "both": [false, true]
+        case "on": [true]
+        case "off": [false]
+        default: throw OptionError(message: "\(text): not both, on or off")
+        }
+    }
+
+    /// One configuration: a fresh pair, two mounts, `writes` probes.
+    private static func measure(root: String, writes: Int, integration: Bool, loadInterval: TimeInterval?) throws -> Latencies {
+        let folders = [root + "/A", root + "/B"]
+        let pair = try SyncthingPair(work: root + "/syncthing", folders: folders)
+        defer { pair.stop() }
+        let mounts = [root + "/mA", root + "/mB"]
+        defer { for mount in mounts { _ = try? ChildProcess.run(kvfs, ["unmount", mount]) } }
+        for index in 0..<2 {
+            if index == 1 {  // the second device joins once the store id has arrived
+                try pair.scan(0)
+                try waitUntil(seconds: 30, "store-id in B") { FileManager.default.fileExists(atPath: folders[1] + "/store-id") }
+            }
+            try FileManager.default.createDirectory(atPath: mounts[index], withIntermediateDirectories: true)
+            let syncthing = integration ? ["--syncthing", pair.url(index), "--syncthing-config", pair.configFile(index)] : []
+            let result = try ChildProcess.run(kvfs, ["mount", mounts[index], "--sync-dir", folders[index],
+                                                     "--state-dir", root + "/state-\(index)", "--device-name", "dev\(index)"] + syncthing)
+            guard result.status == 0 else { throw ChildProcessError.failed("kvfs mount", result.output) }
+        }
+        let load = loadInterval.map { interval in mounts.map { LoadWriter(file: $0 + "/load-" + ($0 == mounts[0] ? "a" : "b"), interval: interval) } }
+        defer { load?.forEach { $0.stop() } }
+        var latencies = Latencies()
+        for index in 1...writes {
+            // Pauses longer than Syncthing's 250 ms between two index messages (and, without the
+            // integration, than its 1 s watcher delay) let each probe go in a message of its own.
+            Thread.sleep(forTimeInterval: integration ? Double.random(in: 0.3..<0.6) : Double.random(in: 1.2..<1.5))
+            let value = "probe \(index)\n"
+            let written = Date()
+            try write(value, to: mounts[0] + "/probe")
+            while (try? String(contentsOfFile: mounts[1] + "/probe", encoding: .utf8)) != value {
+                guard Date().timeIntervalSince(written) < 30 else { throw OptionError(message: "probe \(index) did not arrive within 30 s") }
+                usleep(1000)
+            }
+            latencies.add(Date().timeIntervalSince(written))
+        }
+        return latencies
+    }
+
+    /// Writes `value` to `path` with open/write/close (the commit is close()).
+    static func write(_ value: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ChildProcessError.failed("open \(path)", String(cString: strerror(errno))) }
+        let written = value.utf8CString.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
+        guard close(fd) == 0, written == value.utf8.count else {
+            throw ChildProcessError.failed("write \(path)", String(cString: strerror(errno)))
+        }
+    }
+
+    private static func printRow(_ columns: String...) {
+        let widths = [18, 28, 8, 10, 10, 10]
+        print(zip(columns, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined())
+    }
+}
+
+/// A thread writing a counter to one file every `interval` seconds until stopped: the load.
+final class LoadWriter: @unchecked Sendable {
+    private let stopped = NSLock()
+    private var running = true
+    private let done = DispatchSemaphore(value: 0)
+
+    init(file: String, interval: TimeInterval) {
+        Thread.detachNewThread { [self] in
+            var count = 0
+            while stopped.withLock({ running }) {
+                count += 1
+                try? MountPropagationBenchmark.write("\(count)\n", to: file)
+                Thread.sleep(forTimeInterval: interval)
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops writing, and waits for the last write to end.
+    func stop() {
+        stopped.withLock { running = false }
+        done.wait()
+    }
+}

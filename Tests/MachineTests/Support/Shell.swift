@@ -1,0 +1,1 @@
+../../MountTests/Support/Shell.swift

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// Machines synced by Syncthing: writes from every side, partitions,
+/// machines away through a compaction, and `kvfs mount --syncthing`.
+///
+/// Each machine is its own network, mount, UTS and PID namespace with its own
+/// Syncthing, sync directory, state directory and kvfs mount (see ``Cluster``).
+/// The suite runs one cluster at a time: a test starts two or three
+/// Syncthing instances, and CI machines have two cores.
+@Suite("Machines synced by Syncthing", .serialized, .enabled(if: Cluster.available))
+struct SyncthingMachineTests {
+    @Test(.timeLimit(.minutes(3)))
+    func concurrentWritesFromBothMachinesAgreeWithoutConflictCopies() throws {
+        try withCluster(machines: 2) { cluster in
+            let writes = """
+                i=1
+                while [ $i -le 60 ]; do
+                    echo "$ME $i" > "$M/$ME-$i"
+                    echo "$ME $i" > "$M/shared-$((i % 4))"
+                    [ $((i % 10)) -eq 0 ] && rm "$M/$ME-$((i - 5))"
+                    i=$((i + 1))
+                done
+                """
+            try concurrently(cluster.machines.map { machine in { try machine.ok(writes) } })
+            let listing = try cluster.waitForAgreement()
+            // 60 own keys less 6 removed on each machine, and the 4 shared ones.
+            #expect(listing.split(separator: "\n").count == 2 * 54 + 4)
+            #expect(cluster.conflictCopies().isEmpty)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func partitionWithWritesAndRemovalsOnBothSidesHeals() throws {
+        try withCluster(machines: 2) { cluster in
+            let (m1, m2) = (cluster.machines[0], cluster.machines[1])
+            try m1.ok("for i in 1 2 3 4 5 6; do echo seed > \"$M/k$i\"; done")
+            try cluster.waitForAgreement()
+            try cluster.partition(m2)
+            try m1.ok("for i in 1 2 3; do echo one > \"$M/a$i\"; done; rm \"$M/k1\" \"$M/k2\"; echo one > \"$M/k5\"")
+            try m2.ok("for i in 1 2 3; do echo two > \"$M/b$i\"; done; rm \"$M/k2\" \"$M/k3\"; sleep 0.1; echo two > \"$M/k5\"")
+            // The partition is real: nothing crosses it.
+            Thread.sleep(forTimeInterval: 2)
+            #expect(try m1.run("[ -e \"$M/b1\" ]").status != 0)
+            #expect(try m2.run("[ -e \"$M/a1\" ]").status != 0)
+            try cluster.heal(m2)
+            try cluster.waitForAgreement(seconds: 90)
+            #expect(try m1.ok("cd \"$M\" && ls | tr '\\n' ' '") == "a1 a2 a3 b1 b2 b3 k4 k5 k6 ")
+            #expect(try m1.ok("cat \"$M/k5\"") == "two\n")  // the later write wins on both sides
+            #expect(cluster.conflictCopies().isEmpty)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(4)))
+    func aMachineAwayThroughACompactionBringsNothingBack() throws {
+        try withCluster(machines: 3) { cluster in
+            let (m1, m2, m3) = (cluster.machines[0], cluster.machines[1], cluster.machines[2])
+            try m3.ok("for i in 1 2 3 4 5 6; do echo three > \"$M/e$i\"; done")
+            try m1.ok("for i in 1 2 3 4; do echo one > \"$M/d$i\"; done")
+            try cluster.waitForAgreement()
+            // m3 goes away (unmounted, Syncthing stopped), as a laptop closed for the weekend.
+            m3.unmount()
+            try m3.stopSyncthing()
+            try m1.ok("rm \"$M/e1\" \"$M/e2\" \"$M/d1\"")
+            try m2.ok("rm \"$M/e3\" \"$M/d2\"")
+            // 1.2 MB of journal: m1 compacts its folder into a snapshot.
+            let id1 = try m1.deviceID()
+            try m1.ok("""
+                i=0
+                while [ $i -lt 12 ]; do head -c 75000 /dev/urandom | base64 -w 0 > "$M/big"; i=$((i + 1)); done
+                rm "$M/big"
+                ls "$SYNC/devices/\(id1)" | grep -q '^snapshot-' || { echo "m1 did not compact"; ls -l "$SYNC/devices/\(id1)"; exit 1; }
+                """)
+            try cluster.waitForAgreement([m1, m2])
+            try m3.startSyncthing()
+            try m3.mount()
+            let listing = try cluster.waitForAgreement(seconds: 90)
+            let keys = listing.split(separator: "\n").map { String($0.split(separator: "/").last ?? "") }
+            #expect(keys == ["d3", "d4", "e4", "e5", "e6"])
+            // And once more after everyone has read everything: still nothing back.
+            Thread.sleep(forTimeInterval: 2)
+            #expect(try cluster.waitForAgreement() == listing)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aCommitLeavesTheMachineAtOnceAndSyncthingStoppingNeverBlocksAWrite() throws {
+        // Syncthing's watcher waits 10 s and rescans hourly: only kvfs's scan requests explain a fast arrival.
+        try withCluster(machines: 2, rescanInterval: 3600, watcherDelay: 10) { cluster in
+            let (m1, m2) = (cluster.machines[0], cluster.machines[1])
+            for round in 1...5 {
+                try m1.ok("echo \(round) > \"$M/fast\"")
+                try arrives("\(round)\n", at: m2, key: "fast", within: 3)
+            }
+            try m1.stopSyncthing()
+            // Writes go on without Syncthing, each as fast as ever.
+            let took = try m1.ok("""
+                start=$(date +%s%N)
+                for i in 1 2 3 4 5 6 7 8 9 10; do echo "down $i" > "$M/fast"; done
+                echo $(( ($(date +%s%N) - start) / 1000000 ))
+                """)
+            #expect((Int(took.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max) < 2000, "10 writes took \(took) ms")
+            #expect(try m1.ok("grep -c 'does not answer' \"$STATE/daemon.log\"") == "1\n")
+            try m1.startSyncthing()
+            try waitFor(seconds: 60, "m1 and m2 connected again") { m1.connectedPeers() == 1 }
+            try m1.ok("echo back > \"$M/fast\"")
+            try arrives("back\n", at: m2, key: "fast", within: 5)
+            #expect(try m1.ok("grep -c 'answers again' \"$STATE/daemon.log\"") == "1\n")
+        }
+    }
+
+    /// Waits until `key` reads `value` on `machine`, failing after `seconds`.
+    private func arrives(_ value: String, at machine: Machine, key: String, within seconds: TimeInterval,
+                         sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try machine.run("""
+            end=$(( $(date +%s%N) + \(Int(seconds * 1000)) * 1000000 ))
+            while [ "$(cat "$M/\(key)" 2>/dev/null)" != "\(value.dropLast())" ]; do
+                [ $(date +%s%N) -lt $end ] || { echo "$(cat "$M/\(key)" 2>&1)"; exit 1; }
+                sleep 0.01
+            done
+            """)
+        #expect(result.status == 0, "\(key) did not become \(value.debugDescription) on \(machine.name) within \(seconds) s: \(result)",
+                sourceLocation: sourceLocation)
+    }
+}
+
+/// Runs `bodies` at the same time, one thread each; rethrows the first error.
+func concurrently(_ bodies: [@Sendable () throws -> Void]) throws {
+    let errors = LockedErrors()
+    DispatchQueue.concurrentPerform(iterations: bodies.count) { index in
+        do { try bodies[index]() } catch { errors.append(error) }
+    }
+    if let error = errors.first { throw error }
+}
+
+/// Errors collected from several threads.
+private final class LockedErrors: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [Error] = []
+    func append(_ error: Error) { lock.withLock { errors.append(error) } }
+    var first: Error? { lock.withLock { errors.first } }
+}
