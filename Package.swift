@@ -5,15 +5,20 @@ import PackageDescription
 //   kvfs (CLI) → KVFileSystem (files ↔ keys) → FUSEKit (Swift low-level FUSE) → CFUSE (libfuse3 shim)
 //                KVFileSystem → KVStore (values, quota, journal, merge, sync; knows nothing of FUSE)
 //                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit) → KVStore
+//   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh)
+//   fusekit-hello: FUSEKit's example filesystem
 let package = Package(
     name: "kvfs",
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "KVStore", targets: ["KVStore"]),
+        .library(name: "FUSEKit", targets: ["FUSEKit"]),
         .executable(name: "kvfs", targets: ["kvfs"]),
+        .executable(name: "fusekit-hello", targets: ["fusekit-hello"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         .systemLibrary(
@@ -22,16 +27,19 @@ let package = Package(
             providers: [.apt(["libfuse3-dev"])]
         ),
         .target(name: "FUSEKit", dependencies: ["CFUSE"]),
-        .target(name: "KVStore"),
+        .target(name: "KVFSBuildInfo"),
+        .target(name: "KVStore", dependencies: ["KVFSBuildInfo", .product(name: "Logging", package: "swift-log")]),
         .target(name: "KVSyncthing", dependencies: ["KVStore"]),
-        .target(name: "KVFileSystem", dependencies: ["FUSEKit", "KVStore", "KVSyncthing"]),
+        .target(name: "KVFileSystem", dependencies: ["FUSEKit", "KVStore", "KVSyncthing", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "kvfs",
             dependencies: [
                 "KVFileSystem", "KVStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "fusekit-hello", dependencies: ["FUSEKit"]),
         .executableTarget(name: "kvfs-bench", dependencies: ["KVStore"]),
         .testTarget(name: "KVStoreTests", dependencies: ["KVStore"]),
         .testTarget(name: "MountTests", dependencies: ["KVStore"]),

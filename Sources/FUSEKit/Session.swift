@@ -110,6 +110,11 @@ public final class FUSESession: @unchecked Sendable {
     private let lock = ReadWriteLock()
     private var state = State.created
     private var mountPath: String?
+    /// The kernel's number for this connection (the mount's device number,
+    /// `/sys/fs/fuse/connections/N`), read from mountinfo after mounting.
+    private var connection: UInt64?
+    /// The mount point with links resolved, as mountinfo names it.
+    private var canonicalMountPath: String?
     private var stopRequested = false
 
     /// Creates a session for `fileSystem` (`fuse_session_new`), not yet mounted.
@@ -149,11 +154,14 @@ public final class FUSESession: @unchecked Sendable {
     public func mount(at path: String) throws(Errno) {
         try lock.withWriteLock { () throws(Errno) in
             guard state == .created else { throw .EBUSY }
+            let canonical = MountTable.canonical(path)
             errno = 0
             guard fuse_session_mount(session, path) == 0 else {
                 throw errno == 0 ? .EIO : .current
             }
             mountPath = path
+            canonicalMountPath = canonical
+            connection = MountTable.fuseConnection(at: canonical)
             state = .mounted
         }
     }
@@ -205,14 +213,26 @@ public final class FUSESession: @unchecked Sendable {
     /// libfuse's loop only notices the exit flag between two requests, so
     /// `stop()` sends one: a `statfs(2)` of the mount point, from a helper
     /// thread. Requests already being answered finish first.
+    ///
+    /// When the mount point is no longer mounted here (`fusermount3 -u` ran)
+    /// while another mount namespace still holds a copy of the mount
+    /// (`unshare -m`, `ip netns exec`), no request can reach the loop and the
+    /// kernel never ends the connection; then `stop()` aborts it
+    /// (`/sys/fs/fuse/connections/N/abort`): the loop ends, and the copies
+    /// answer `ENOTCONN`.
     public func stop() {
-        let path: String? = lock.withWriteLock {
+        let target: (path: String, canonical: String, connection: UInt64?)? = lock.withWriteLock {
             stopRequested = true
-            guard state == .running else { return nil }
+            guard state == .running, let mountPath, let canonicalMountPath else { return nil }
             fuse_session_exit(session)
-            return mountPath
+            return (mountPath, canonicalMountPath, connection)
         }
-        if let path { wakeLoop(at: path) }
+        guard let target else { return }
+        if let connection = target.connection, MountTable.fuseConnection(at: target.canonical) != connection {
+            abortConnection(connection)
+        } else {
+            wakeLoop(at: target.path)
+        }
     }
 
     /// Makes any of `signals` call ``stop()`` (through a pipe and a watcher
@@ -251,6 +271,20 @@ public final class FUSESession: @unchecked Sendable {
         }
         return result == 0 ? nil : Errno(-result)
     }
+}
+
+/// Aborts FUSE connection `number` through the fusectl filesystem (mounted
+/// first if root finds it missing): every request fails with `ENOTCONN` and
+/// the loop's read returns `ENODEV`. The file belongs to the mounting user.
+private func abortConnection(_ number: UInt64) {
+    let folder = "/sys/fs/fuse/connections"
+    if access(folder + "/\(number)", F_OK) != 0 && geteuid() == 0 {
+        _ = Glibc.mount("fusectl", folder, "fusectl", 0, nil)
+    }
+    let fd = open(folder + "/\(number)/abort", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = write(fd, "1", 1)
+    close(fd)
 }
 
 /// Sends the mount one request (`statvfs(3)` → `STATFS`, which the kernel never caches) from

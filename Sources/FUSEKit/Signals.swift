@@ -21,6 +21,14 @@ private let forwardSignal: @convention(c) (Int32) -> Void = { signal in
 /// handlers only set the exit flag, which a loop blocked in `read` does not
 /// see (the signal may even land on another thread). So the handler writes
 /// to a pipe and a watcher thread calls `stop()` on every registered session.
+///
+/// Why not Dispatch signal sources (or swift-service-lifecycle, which uses
+/// them): on Linux they read a `signalfd`, which only sees a signal that is
+/// blocked in every thread of the process. libfuse's worker threads, and
+/// whatever threads the program started before, do not block it, so the
+/// signal would take its default action (killing the daemon before it
+/// commits) or, set to SIG_IGN, be lost. A handler that writes one byte
+/// works on whichever thread the kernel picks.
 final class SignalStopper: @unchecked Sendable {
     // @unchecked: every stored property is guarded by `lock`.
 

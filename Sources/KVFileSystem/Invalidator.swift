@@ -43,7 +43,12 @@ extension KeyFileSystem {
     /// (size, mtime, pages) and name (appeared, vanished), and the listing.
     func storeChanged(_ change: StoreChange) {
         guard change.reason != .quotaViolationChange || !change.keys.isEmpty else { return }
-        let names = change.keys.map(FileName.encode)
+        keysChanged(change.keys)
+    }
+
+    /// Drops what the kernel cached of `keys` (inode, name) and of the listing.
+    func keysChanged(_ keys: [String]) {
+        let names = keys.map(FileName.encode)
         let inodes = lock.withLock { names.compactMap(nodes.inode(of:)) }
         for inode in inodes { invalidator.invalidate(inode: inode) }
         for name in names { invalidator.invalidate(name: name) }

@@ -2,80 +2,116 @@ import Foundation
 import FUSEKit
 import KVStore
 import KVSyncthing
+import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Mounting and unmounting: what `kvfs mount` and `kvfs unmount` do.
 public enum KVMount {
+    private static let logger = Logger(label: "kvfs.daemon")
+
     /// Opens the store, mounts it, and serves until unmounted or sent
     /// SIGTERM, SIGINT or SIGHUP; then commits open files, makes the journal
     /// durable and releases the store. `ready` is called once: with nil when
     /// the mount is visible, or with the reason it could not be made.
+    /// `service` starts what the daemon serves beside the filesystem (the
+    /// command line's control socket); it is stopped before the store closes.
     ///
     /// - Returns: the process's exit status.
-    public static func run(_ configuration: MountConfiguration, ready: (String?) -> Void) -> Int32 {
+    public static func run(_ configuration: MountConfiguration,
+                           service: (MountedStore) -> (any MountService)? = { _ in nil },
+                           ready: (MountError?) -> Void) -> Int32 {
+        let mountPoint = configuration.mountPoint
         let store: DeviceStore
         do {
-            try prepareMountPoint(configuration.mountPoint)
+            try prepareMountPoint(mountPoint, allowingFiles: configuration.mountOverFiles)
+            try checkFUSEDevice()
             store = try DeviceStore(syncDirectory: configuration.syncDirectory, stateDirectory: configuration.stateDirectory,
-                                    deviceName: configuration.deviceName, owner: "mount \(configuration.mountPoint)")
+                                    deviceName: configuration.deviceName, owner: "mount \(mountPoint)")
+        } catch let error as KVStoreError {
+            ready(MountError("cannot mount \(mountPoint): \(error)", cause: error))
+            return 1
         } catch {
-            ready("cannot mount \(configuration.mountPoint): \(error)")
+            ready(MountError("cannot mount \(mountPoint): \(error)"))
             return 1
         }
         defer { store.close() }
         let invalidator = Invalidator()
         let fileSystem = KeyFileSystem(store: store, scratchPatterns: configuration.scratchPatterns, invalidator: invalidator)
         let session: FUSESession
+        // libfuse says what it refused (an unknown option, say) in a message of its own, not in the errno.
+        let libfuseSaid = Mutex<String?>(nil)
+        LibfuseLog.setHandler { message in libfuseSaid.withLock { $0 = message } }
+        var sessionCreated = false
         do {
-            let options = MountOptions(fsName: "kvfs:" + configuration.syncDirectory.path, subtype: "kvfs", other: configuration.fuseOptions)
+            let options = MountOptions(fsName: "kvfs:" + configuration.syncDirectory.path, subtype: "kvfs",
+                                       debug: configuration.debug, other: configuration.fuseOptions)
             session = try FUSESession(fileSystem: fileSystem, options: options)
-            try session.mount(at: configuration.mountPoint)
+            sessionCreated = true
+            try session.mount(at: mountPoint)
         } catch {
-            ready("cannot mount \(configuration.mountPoint): \(error) (check that it is an empty folder you own, and that /dev/fuse exists)")
+            let reason = libfuseSaid.withLock { $0 }.map(libfuseReason) ?? String(describing: error)
+            // FUSESession's init fails only for options libfuse does not know.
+            ready(MountError("cannot mount \(mountPoint): \(reason)", isUsageError: !sessionCreated))
             return 1
         }
+        let fuseLogger = Logger(label: "kvfs.fuse")
+        LibfuseLog.setHandler { message in fuseLogger.debug("\(message)") }
         invalidator.attach(session)
         let observer = store.addChangeObserver { change in fileSystem.storeChanged(change) }
         let watcher = SyncWatcher(store: store, pollInterval: configuration.pollInterval, polling: configuration.polling)
+        let syncthingLogger = Logger(label: "kvfs.syncthing")
         let scanner = configuration.syncthing.map { endpoint in
             SyncthingScanner(endpoint: endpoint, syncDirectory: store.syncDirectory, device: store.deviceID.hex) { message in
-                FileHandle.standardError.write(Data("kvfs: syncthing: \(message)\n".utf8))
+                syncthingLogger.warning("\(message)")
             }
         }
         let commitListener = scanner.map { scanner in store.addCommitListener { scanner.requestScan() } }
         scanner?.requestScan()  // this device's folder may be new, or changed while unmounted
         session.stopOnSignals()
+        let companion = service(MountedStore(store: store, fileSystem: fileSystem))
+        logger.info("kvfs \(KVFSVersion.description) mounted store \(store.storeID.isEmpty ? "(id not yet known)" : store.storeID) of \(store.syncDirectory.path) at \(mountPoint) as device \(store.deviceName) (\(store.deviceID)), state in \(store.stateDirectory.path), options: \(configuration.optionsDescription)")
         ready(nil)
         var status: Int32 = 0
         do {
             try session.run()
         } catch {
-            FileHandle.standardError.write(Data("kvfs: the FUSE loop failed: \(error)\n".utf8))
+            logger.error("the FUSE loop failed: \(error)")
             status = 1
         }
+        companion?.stop()
         watcher.stop()
         store.removeChangeObserver(observer)
         commitListener.map(store.removeCommitListener)
         scanner?.stop()
         fileSystem.commitAll()
+        logger.info("unmounted \(mountPoint): every write committed; exiting")
         return status
     }
 
     /// Unmounts, and waits (up to 10 s) for the daemon to commit and exit.
+    /// The daemon is also sent SIGTERM: a copy of the mount in another mount
+    /// namespace keeps the connection alive after `fusermount3 -u`, and only
+    /// the daemon can end it (``FUSESession/stop()`` aborts it).
     public static func unmount(_ mountPoint: String) throws {
         guard isMounted(mountPoint) else { throw MountError("\(mountPoint) is not a kvfs mount") }
         let daemon = daemonProcess(of: mountPoint)
         let status = run("/bin/fusermount3", ["-u", mountPoint])
         guard status == 0 else { throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)") }
-        guard let daemon else { return }
-        for _ in 0..<1000 where kill(daemon, 0) == 0 { usleep(10_000) }
+        guard let daemon, isRunningDaemon(daemon) else { return }
+        kill(daemon, SIGTERM)
+        for _ in 0..<1000 where isRunningDaemon(daemon) { usleep(10_000) }
+        if isRunningDaemon(daemon) {
+            throw MountError("unmounted \(mountPoint), but its daemon (pid \(daemon)) has not exited after 10 s; see daemon.log in its state directory")
+        }
     }
 
-    /// A mount point must be a folder; one left by a killed daemon ("Transport
-    /// endpoint is not connected") is detached first.
-    static func prepareMountPoint(_ path: String) throws {
+    /// A mount point must be an empty folder, unless `allowingFiles` (`-o
+    /// nonempty`): a mount hides what the folder holds. One left by a killed
+    /// daemon ("Transport endpoint is not connected") is detached first.
+    static func prepareMountPoint(_ path: String, allowingFiles: Bool) throws {
         var info = stat()
         if stat(path, &info) != 0 {
             guard errno == ENOTCONN else { throw MountError("\(path): \(String(cString: strerror(errno)))") }
@@ -84,6 +120,32 @@ public enum KVMount {
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw MountError("\(path) is not a folder") }
         if isMounted(path) { throw MountError("\(path) is already mounted") }
+        if !allowingFiles, let names = try? FileManager.default.contentsOfDirectory(atPath: path), !names.isEmpty {
+            throw MountError("\(path) is not empty, and the mount would hide its files; use an empty folder, or -o nonempty to mount over them")
+        }
+    }
+
+    /// Says in one line why `/dev/fuse` cannot be opened, before libfuse
+    /// tries (it prints a message of its own and a guess about the cause).
+    static func checkFUSEDevice() throws {
+        let fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)
+        guard fd < 0 else {
+            close(fd)
+            return
+        }
+        switch errno {
+        case ENOENT, ENODEV, ENXIO:
+            throw MountError("/dev/fuse does not exist: load the fuse kernel module (modprobe fuse), or give the container the device")
+        case EACCES, EPERM:
+            throw MountError("no permission to open /dev/fuse (\(String(cString: strerror(errno)))): it must be readable and writable for you, as its usual mode 0666 makes it")
+        default:
+            throw MountError("cannot open /dev/fuse: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// libfuse's message without its "fuse: " prefix.
+    private static func libfuseReason(_ message: String) -> String {
+        message.hasPrefix("fuse: ") ? String(message.dropFirst(6)) : message
     }
 
     /// Whether /proc/self/mountinfo lists a kvfs mount at `path`. The table is
@@ -105,6 +167,17 @@ public enum KVMount {
         return (object["pid"] as? Int).map { pid_t($0) }
     }
 
+    /// Whether process `pid` is still a running kvfs: not gone, not a
+    /// zombie, and named kvfs (a reused pid would be another program).
+    private static func isRunningDaemon(_ pid: pid_t) -> Bool {
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
+              let comm = FileManager.default.contents(atPath: "/proc/\(pid)/comm") else { return false }
+        let fields = String(decoding: stat, as: UTF8.self)
+        guard let close = fields.lastIndex(of: ")") else { return false }
+        let state = fields[fields.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        return state != "Z" && String(decoding: comm, as: UTF8.self) == "kvfs\n"
+    }
+
     private static func unescape(_ field: Substring) -> String {
         field.replacingOccurrences(of: "\\040", with: " ").replacingOccurrences(of: "\\011", with: "\t")
             .replacingOccurrences(of: "\\012", with: "\n").replacingOccurrences(of: "\\134", with: "\\")
@@ -120,11 +193,38 @@ public enum KVMount {
     }
 }
 
+/// The mounted store, for what the daemon serves beside the filesystem.
+public struct MountedStore: Sendable {
+    /// The store the mount shows.
+    public let store: DeviceStore
+    let fileSystem: KeyFileSystem
+
+    /// Makes changes made to ``store`` directly, not through the mount, show
+    /// at once: the kernel drops what it cached of these keys.
+    public func keysChanged(_ keys: [String]) {
+        fileSystem.keysChanged(keys)
+    }
+}
+
+/// Something the daemon runs beside the filesystem while mounted.
+public protocol MountService: AnyObject {
+    /// Stops it; called once the filesystem is unmounted, before the store closes.
+    func stop()
+}
+
 /// Why a mount or unmount failed, in one line.
 public struct MountError: Error, CustomStringConvertible {
     /// The message.
     public let description: String
-    init(_ description: String) { self.description = description }
+    /// The store's error behind it, if any (a busy state directory, an I/O error).
+    public let cause: KVStoreError?
+    /// Whether the options were wrong (one that FUSE does not know).
+    public let isUsageError: Bool
+    init(_ description: String, cause: KVStoreError? = nil, isUsageError: Bool = false) {
+        self.description = description
+        self.cause = cause
+        self.isUsageError = isUsageError
+    }
 }
 
 extension KeyFileSystem {

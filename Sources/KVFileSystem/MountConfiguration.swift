@@ -22,9 +22,24 @@ public struct MountConfiguration: Sendable {
     public var syncthing: SyncthingEndpoint?
     /// Options for FUSE itself (`allow_other`, `default_permissions`, …).
     public var fuseOptions: [String] = []
+    /// Whether libfuse logs every request and reply (`kvfs mount -d`).
+    public var debug = false
+    /// Whether to mount over a folder that holds files, hiding them (`-o nonempty`).
+    public var mountOverFiles = false
 
     /// vim's swap files and its write test, backups, and emacs's lock and auto-save files.
     public static let defaultScratchPatterns = [".*.sw?", "*~", "4913", ".#*", "#*#"]
+
+    /// The options in effect, for the daemon's startup log line.
+    public var optionsDescription: String {
+        var parts = ["poll_interval=\(pollInterval)"]
+        if polling { parts.append("polling") }
+        if debug { parts.append("debug") }
+        if mountOverFiles { parts.append("nonempty") }
+        let extra = scratchPatterns.filter { !Self.defaultScratchPatterns.contains($0) }
+        parts += extra.map { "scratch=\($0)" } + fuseOptions
+        return parts.joined(separator: ",")
+    }
 
     /// A configuration with the defaults.
     public init(mountPoint: String, syncDirectory: URL) {

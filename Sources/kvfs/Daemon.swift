@@ -6,11 +6,15 @@ import Glibc
 
 /// Runs the mount as a daemon: this process starts itself again with
 /// `--foreground` in a new session and waits until the child says the mount is
-/// ready (or why it is not), so `kvfs mount m && cat m/k` works.
+/// ready (or why it is not, as a JSON ``CommandError``), so `kvfs mount m &&
+/// cat m/k` works.
 enum Daemon {
     private static let readyVariable = "KVFS_READY_FD"
 
-    static func start(arguments: [String], mountPoint: String) throws {
+    /// Whether this process is a daemon started by ``start(arguments:mountPoint:)``.
+    static var isChild: Bool { ProcessInfo.processInfo.environment[readyVariable] != nil }
+
+    static func start(arguments: [String], mountPoint: String, log: String) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw CommandError.system("cannot create a pipe for", mountPoint) }
         let (readEnd, writeEnd) = (fds[0], fds[1])
@@ -18,8 +22,11 @@ enum Daemon {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // The daemon's output goes to its log (it opens daemon.log as
+        // standard error first thing): a crash never prints on the caller's terminal.
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addclose(&actions, readEnd)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -36,7 +43,9 @@ enum Daemon {
         sigemptyset(&stopping)
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&stopping, signal) }
         posix_spawnattr_setsigdefault(&attributes, &stopping)
-        let argv = ["/proc/self/exe"] + FstabArguments.rewrite(arguments) + ["--foreground"]
+        // The very binary running now (/proc/self/exe), named `kvfs` in argv
+        // (and in ps, once the daemon renames itself: see ``nameProcess()``).
+        let argv = ["kvfs"] + CommandLineRewrite.rewrite(arguments) + ["--foreground"]
         var environment = ProcessInfo.processInfo.environment
         environment[readyVariable] = String(writeEnd)
         let envp = environment.map { "\($0.key)=\($0.value)" }
@@ -52,27 +61,30 @@ enum Daemon {
         close(readEnd)
         if message == "ready" { return }
         var exitStatus: Int32 = 0
-        waitpid(pid, &exitStatus, 0)
-        throw CommandError(message.isEmpty ? "the kvfs daemon for \(mountPoint) exited before the mount was ready" : message)
+        while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
+        if let failure = try? JSONDecoder().decode(CommandError.self, from: Data(message.utf8)) { throw failure }
+        let signal = exitStatus & 0x7f
+        throw CommandError(signal != 0 && signal != 0x7f
+            ? "the kvfs daemon for \(mountPoint) crashed (signal \(signal)) before the mount was ready; see \(log)"
+            : "the kvfs daemon for \(mountPoint) exited before the mount was ready; see \(log)")
     }
 
     /// Tells a waiting `kvfs mount` that the mount is ready (nil) or why it
-    /// failed; once ready, the daemon's warnings go to `log`.
-    static func reportReady(_ error: String?, log: String) {
-        guard let value = ProcessInfo.processInfo.environment[readyVariable], let fd = Int32(value) else {
-            if let error { FileHandle.standardError.write(Data("kvfs: \(error)\n".utf8)) }
-            return
-        }
-        let message = Array((error ?? "ready").utf8)
+    /// failed. Run in the foreground, prints the failure instead.
+    static func reportReady(_ failure: CommandError?) {
+        guard let value = ProcessInfo.processInfo.environment[readyVariable], let fd = Int32(value) else { return }
+        let message = failure.flatMap { try? JSONEncoder().encode($0) } ?? Data("ready".utf8)
         _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
-        // Nobody reads the daemon's standard error once the parent has gone, and
-        // holding it open would keep a caller's pipe from ever reaching its end.
-        if error == nil {
-            let file = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            dup2(file >= 0 ? file : open("/dev/null", O_WRONLY), 2)
-            if file >= 0 { close(file) }
-        }
+    }
+
+    /// Names this process `kvfs` for ps, top and pgrep (its comm, which
+    /// exec took from the file name `/proc/self/exe`).
+    static func nameProcess() {
+        let fd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = write(fd, "kvfs", 4)
+        close(fd)
     }
 
     /// Marks every open descriptor but `kept` close-on-exec. The daemon

@@ -7,15 +7,30 @@ import KVSyncthing
 /// `kvfs mount MOUNTPOINT`: serves the store as a filesystem. Returns once the
 /// mount is ready, leaving a daemon behind, unless `--foreground`.
 struct MountCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "mount", abstract: "Mount the store at a folder.")
+    static let configuration = CommandConfiguration(
+        commandName: "mount", abstract: "Mount the store at a folder.",
+        discussion: """
+            The daemon logs to daemon.log in the state directory (rotated past 1 MiB); with --foreground, or \
+            under systemd, to standard error (the journal). SIGTERM, SIGINT and SIGHUP commit what was written \
+            and unmount. -o takes FUSE's options (allow_other, default_permissions, ...) and kvfs's own: \
+            sync_dir=DIR, state_dir=DIR, device_name=NAME, scratch=GLOB, poll_interval=SECONDS, polling, \
+            syncthing=URL, syncthing_config=PATH, syncthing_key_file=PATH, and nonempty (mount over a folder \
+            that holds files, hiding them). Options for mount(8) (_netdev, nofail, \
+            noauto, user, x-systemd.*) are ignored.
+            """)
 
     @Argument(help: "An empty folder to mount at.") var mountPoint: String
     @OptionGroup var store: StoreOptions
-    @Option(name: .customLong("device-name"), help: "How other devices name this one (default: the host name).") var deviceName: String?
-    @Flag(help: "Stay attached: serve until unmounted, SIGTERM or SIGINT.") var foreground = false
+    @Option(name: .customLong("device-name"), help: "How other devices name this one (default: the host name; at most \(Validation.maximumDeviceName) characters).")
+    var deviceName: String?
+    @Flag(name: [.customShort("f"), .long], help: "Stay attached: serve until unmounted, SIGTERM or SIGINT, logging to standard error.")
+    var foreground = false
+    @Flag(name: [.customShort("d"), .long], help: "Debug: stay attached and log every FUSE request and reply.")
+    var debug = false
     @Option(name: .customLong("scratch"), help: "Another glob for editors' scratch files, kept in memory and never synced.")
     var scratchPatterns: [String] = []
-    @Option(name: .customLong("poll-interval"), help: "Seconds between looks at the sync directory besides inotify.") var pollInterval: Double = 1
+    @Option(name: .customLong("poll-interval"), help: "Seconds between looks at the sync directory besides inotify (more than 0, at most 3600).")
+    var pollInterval: Double = 1
     @Flag(help: "Only poll the sync directory (for NFS and other folders changed from elsewhere).") var polling = false
     @Option(name: .customLong("syncthing"), help: ArgumentHelp("Ask the Syncthing at this URL (e.g. http://127.0.0.1:8384) to scan this device's folder after each commit.", valueName: "url"))
     var syncthingURL: String?
@@ -23,44 +38,61 @@ struct MountCommand: ParsableCommand {
     var syncthingConfig: String?
     @Option(name: .customLong("syncthing-key-file"), help: ArgumentHelp("A file holding only Syncthing's API key (instead of config.xml).", valueName: "path"))
     var syncthingKeyFile: String?
-    @Option(name: .short, help: "FUSE mount options, comma-separated (e.g. allow_other); kvfs's own: sync_dir=, state_dir=, device_name=, scratch=, poll_interval=, polling, syncthing=, syncthing_config=, syncthing_key_file=.")
+    @Option(name: .short, help: "Mount options, comma-separated (see below).")
     var options: [String] = []
 
     func run() throws {
+        DaemonLog.setLevel(debug ? .debug : .info)
         let configuration = try makeConfiguration()
-        if foreground {
-            let state = configuration.stateDirectory ?? DeviceStore.defaultStateDirectory(for: configuration.syncDirectory)
-            let log = state.appendingPathComponent("daemon.log").path
-            let status = KVMount.run(configuration) { error in Daemon.reportReady(error, log: log) }
-            throw ExitCode(status)
+        let state = configuration.stateDirectory ?? DeviceStore.defaultStateDirectory(for: configuration.syncDirectory)
+        let log = state.appendingPathComponent("daemon.log").path
+        guard foreground || debug else {
+            return try Daemon.start(arguments: Array(CommandLine.arguments.dropFirst()), mountPoint: configuration.mountPoint, log: log)
         }
-        try Daemon.start(arguments: Array(CommandLine.arguments.dropFirst()), mountPoint: configuration.mountPoint)
+        Daemon.nameProcess()
+        if Daemon.isChild {
+            try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            DaemonLog.writeToFile(log)
+        }
+        var failure: CommandError?
+        let status = KVMount.run(configuration, service: { DaemonService(serving: $0) }) { error in
+            failure = error.map(CommandError.init)
+            Daemon.reportReady(failure)
+            if error == nil { SystemdNotify.send("READY=1\nSTATUS=mounted at \(configuration.mountPoint)") }
+        }
+        if let failure, !Daemon.isChild { throw failure }
+        throw ExitCode(status)
     }
 
     private func makeConfiguration() throws -> MountConfiguration {
         var configuration = MountConfiguration(
             mountPoint: URL(fileURLWithPath: mountPoint).standardizedFileURL.path,
-            syncDirectory: store.syncDirectory.map { URL(fileURLWithPath: $0) } ?? DeviceStore.defaultSyncDirectory)
+            syncDirectory: store.syncURL)
         configuration.stateDirectory = store.stateDirectory.map { URL(fileURLWithPath: $0) }
-        configuration.deviceName = deviceName
+        configuration.deviceName = try deviceName.map(Validation.deviceName)
         configuration.scratchPatterns += scratchPatterns
-        configuration.pollInterval = pollInterval
+        configuration.pollInterval = try Validation.pollInterval(pollInterval, as: "--poll-interval")
         configuration.polling = polling
         var syncthing = (url: syncthingURL, config: syncthingConfig, keyFile: syncthingKeyFile)
+        configuration.debug = debug
         for option in options.flatMap({ $0.split(separator: ",").map(String.init) }) {
             let (name, value) = option.split(separator: "=", maxSplits: 1).map(String.init).pairOrSingle
             switch name {
-            case "sync_dir": configuration.syncDirectory = URL(fileURLWithPath: value ?? "")
-            case "state_dir": configuration.stateDirectory = URL(fileURLWithPath: value ?? "")
-            case "device_name": configuration.deviceName = value
-            case "scratch": configuration.scratchPatterns.append(value ?? "")
-            case "poll_interval": configuration.pollInterval = Double(value ?? "") ?? configuration.pollInterval
+            case "sync_dir": configuration.syncDirectory = URL(fileURLWithPath: try Validation.required(value, for: name))
+            case "state_dir": configuration.stateDirectory = URL(fileURLWithPath: try Validation.required(value, for: name))
+            case "device_name": configuration.deviceName = try Validation.deviceName(try Validation.required(value, for: name))
+            case "scratch": configuration.scratchPatterns.append(try Validation.required(value, for: name))
+            case "poll_interval":
+                let text = try Validation.required(value, for: name)
+                guard let seconds = Double(text) else { throw CommandError.usage("poll_interval=\(text) is not a number of seconds") }
+                configuration.pollInterval = try Validation.pollInterval(seconds, as: "poll_interval")
             case "polling": configuration.polling = true
-            case "syncthing": syncthing.url = value
-            case "syncthing_config": syncthing.config = value
-            case "syncthing_key_file": syncthing.keyFile = value
-            case "_netdev", "nofail", "noauto", "auto", "user", "users", "defaults": continue
-            default: if !name.hasPrefix("x-") { configuration.fuseOptions.append(option) }
+            case "syncthing": syncthing.url = try Validation.required(value, for: name)
+            case "syncthing_config": syncthing.config = try Validation.required(value, for: name)
+            case "syncthing_key_file": syncthing.keyFile = try Validation.required(value, for: name)
+            case "nonempty": configuration.mountOverFiles = true
+            case "_netdev", "nofail", "noauto", "auto", "user", "users", "nouser", "defaults": continue
+            default: if !name.hasPrefix("x-") && !name.hasPrefix("comment=") { configuration.fuseOptions.append(option) }
             }
         }
         if let url = syncthing.url {
@@ -73,6 +105,50 @@ struct MountCommand: ParsableCommand {
             throw CommandError("--syncthing-config and --syncthing-key-file need --syncthing URL")
         }
         return configuration
+    }
+}
+
+/// What `kvfs mount` checks of its option values before it mounts.
+enum Validation {
+    static let maximumDeviceName = 64
+
+    /// A device name shows in other devices' status, one a line.
+    static func deviceName(_ name: String) throws -> String {
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw CommandError.usage("the device name is empty") }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw CommandError.usage("the device name contains a control character (a newline, a tab, ...)")
+        }
+        guard name.count <= maximumDeviceName else {
+            throw CommandError.usage("the device name is \(name.count) characters long; at most \(maximumDeviceName) are allowed")
+        }
+        return name
+    }
+
+    static func pollInterval(_ seconds: Double, as option: String) throws -> Double {
+        guard seconds.isFinite, seconds > 0, seconds <= 3600 else {
+            throw CommandError.usage("\(option) must be more than 0 and at most 3600 seconds, not \(seconds)")
+        }
+        return seconds
+    }
+
+    static func required(_ value: String?, for option: String) throws -> String {
+        guard let value, !value.isEmpty else { throw CommandError.usage("the mount option \(option) needs a value (\(option)=...)") }
+        return value
+    }
+}
+
+/// What the daemon serves beside the filesystem: the control socket, and
+/// telling systemd when it stops.
+final class DaemonService: MountService {
+    private let control: ControlServer?
+
+    init(serving mounted: MountedStore) {
+        control = ControlServer(serving: mounted)
+    }
+
+    func stop() {
+        SystemdNotify.send("STOPPING=1")
+        control?.stop()
     }
 }
 

@@ -9,17 +9,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let access = try StoreAccess.open(store)
-        defer { access.close() }
-        let document: String
-        switch access {
-        case let .direct(store):
-            document = store.status().json()
-        case let .mounted(mountPoint):
-            let path = mountPoint + "/.kvfs/status"
-            guard let data = FileManager.default.contents(atPath: path) else { throw CommandError.system("cannot read", path) }
-            document = String(decoding: data, as: UTF8.self)
-        }
+        let document = String(decoding: try StoreAccess.perform(.status, store), as: UTF8.self)
         if json {
             print(document, terminator: "")
         } else {
@@ -39,11 +29,37 @@ struct StatusCommand: ParsableCommand {
             "keys:       \(keys["used"] ?? 0) of \(keys["limit"] ?? 0)",
             "bytes:      \(bytes["used"] ?? 0) of \(bytes["limit"] ?? 0)",
             "last sync:  \(object["lastSync"] as? String ?? "never")",
-            "devices:",
         ]
+        if let pid = object["pid"] as? Int, let version = object["version"] as? String,
+           let executable = object["executable"] as? String, pid != Int(getpid()) {
+            lines.append(contentsOf: daemonLines(pid: pid, version: version, executable: executable))
+        }
+        lines.append("devices:")
         for other in devices {
             lines.append("  \(other["name"] ?? "?") (\(other["id"] ?? "?")), last write \(other["lastWrite"] as? String ?? "none")")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The daemon that answered, and whether its binary was replaced under
+    /// it (an upgrade): the kernel then shows its executable as deleted.
+    static func daemonLines(pid: Int, version: String, executable: String) -> [String] {
+        let replacedSuffix = " (deleted)"
+        guard executable.hasSuffix(replacedSuffix) else { return ["daemon:     pid \(pid), kvfs \(version)"] }
+        let path = String(executable.dropLast(replacedSuffix.count))
+        let mountPoint = mountPointOfDaemon(pid) ?? "MOUNTPOINT"
+        return [
+            "daemon:     pid \(pid) runs an old kvfs binary (\(version)): \(path) was replaced since it started (this is kvfs \(KVFSVersion.description))",
+            "            restart the mount to run the new one: kvfs unmount \(mountPoint) && kvfs mount \(mountPoint) (with its options),",
+            "            or under systemd: systemctl restart the unit that mounts it (systemctl --user restart kvfs@$(systemd-escape --path \(mountPoint)))",
+        ]
+    }
+
+    /// The mount point on a daemon's command line (`kvfs mount MOUNTPOINT …`).
+    private static func mountPointOfDaemon(_ pid: Int) -> String? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+        let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let index = arguments.firstIndex(of: "mount"), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
     }
 }

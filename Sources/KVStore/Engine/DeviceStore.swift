@@ -1,7 +1,11 @@
 import Foundation
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Where the store's warnings go.
+private let storeLogger = Logger(label: "kvfs.store")
 
 /// Identifies a change observer, to remove it.
 public struct ObserverToken: Hashable, Sendable {
@@ -127,9 +131,11 @@ public final class DeviceStore: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Prints a warning to standard error.
+    /// Logs a warning through swift-log (label `kvfs.store`): to standard
+    /// error, unless the program bootstrapped another handler (the kvfs
+    /// daemon logs to the journal or to `daemon.log`).
     public static func printWarning(_ message: String) {
-        FileHandle.standardError.write(Data("kvfs: warning: \(message)\n".utf8))
+        storeLogger.warning("\(message)")
     }
 
     // MARK: Reading

@@ -19,7 +19,9 @@ public struct StoreStatus: Sendable {
     /// When other devices' records were last read.
     public var lastSync: Date?
 
-    /// The JSON document (with the serving process's `pid`), pretty-printed with sorted keys.
+    /// The JSON document (with the serving process's `pid`, its kvfs
+    /// `version` and its `executable`, which ends in " (deleted)" once the
+    /// binary was replaced under it), pretty-printed with sorted keys.
     public func json() -> String {
         func date(_ value: Date?) -> Any { value.map(DateText.format) ?? NSNull() }
         func device(_ status: DeviceStatus) -> [String: Any] {
@@ -28,6 +30,8 @@ public struct StoreStatus: Sendable {
         let object: [String: Any] = [
             "storeID": storeID,
             "pid": Int(ProcessInfo.processInfo.processIdentifier),
+            "version": KVFSVersion.description,
+            "executable": (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "",
             "syncDirectory": syncDirectory,
             "stateDirectory": stateDirectory,
             "device": device(self.device),

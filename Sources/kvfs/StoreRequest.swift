@@ -1,0 +1,81 @@
+import Foundation
+import KVStore
+
+/// What `kvfs get/set/rm/ls/status` ask of a store. The command runs it on
+/// the store it opened, or sends it to the daemon that holds the state
+/// directory (``ControlSocket``), which runs the same ``perform(on:)``: so
+/// the messages are the same, with a mount or without.
+enum StoreRequest: Codable, Sendable {
+    case get(key: String)
+    case set(key: String, value: Data, type: String?)
+    case remove(key: String)
+    case list
+    case status
+
+    /// The key a successful request changed, whose cached file a mount must drop.
+    var changedKey: String? {
+        switch self {
+        case let .set(key, _, _), let .remove(key): key
+        case .get, .list, .status: nil
+        }
+    }
+
+    /// Runs the request: what the command prints, or why it failed.
+    func perform(on store: DeviceStore) -> StoreReply {
+        do {
+            return StoreReply(output: try output(of: store))
+        } catch {
+            return StoreReply(failure: CommandError.from(error) ?? CommandError(String(describing: error)))
+        }
+    }
+
+    private func output(of store: DeviceStore) throws -> Data {
+        switch self {
+        case let .get(key):
+            try QuotaUsage.checkKey(key)
+            guard let entry = store.entry(forKey: key) else { throw KVStoreError.noSuchKey(key) }
+            return Data(entry.content)
+        case let .set(key, value, type):
+            if let type {
+                try store.set(try Self.typedValue(value, as: type, key: key), forKey: key)
+            } else {
+                try store.setFileContent(Array(value), forKey: key)
+            }
+            return Data()
+        case let .remove(key):
+            guard store.entry(forKey: key) != nil else { throw KVStoreError.noSuchKey(key) }
+            try store.removeValue(forKey: key)
+            return Data()
+        case .list:
+            return Data(store.entries.keys.sorted().map { $0 + "\n" }.joined().utf8)
+        case .status:
+            return Data(store.status().json().utf8)
+        }
+    }
+
+    /// `value` as a value of type `name`; a wrong type or value is one line.
+    static func typedValue(_ value: Data, as name: String, key: String) throws -> PropertyListValue {
+        guard let type = PropertyListType(rawValue: name) else {
+            throw CommandError.usage("unknown type '\(name)'; use one of: \(PropertyListType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        switch type {
+        case .data: return .data(value)
+        case .array, .dictionary:
+            let parsed = try FileForm.decode(Array(value), key: key, existingType: nil)
+            guard parsed.type == type else { throw CommandError("the value is not an XML property list holding a \(name)") }
+            return parsed
+        default:
+            let text = String(decoding: value, as: UTF8.self)
+            guard let parsed = FileForm.parse(text.trimmingCharacters(in: .whitespacesAndNewlines), as: type) else {
+                throw CommandError("'\(text)' is not a valid \(name)")
+            }
+            return parsed
+        }
+    }
+}
+
+/// A request's answer: what to print, or the failure.
+struct StoreReply: Codable, Sendable {
+    var output = Data()
+    var failure: CommandError?
+}

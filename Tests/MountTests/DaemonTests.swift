@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon as a Linux tool runs (issue 10, issue 7 item 13): its name in
+/// ps, its version, its logs, systemd's readiness protocol, an upgrade under
+/// it, and unmount/SIGTERM ending it even when another mount namespace holds
+/// a copy of the mount.
+@Suite("The kvfs daemon", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
+struct DaemonTests {
+    @Test("kvfs unmount and SIGTERM end the daemon and free the state directory while another mount namespace holds a copy; the copy answers ENOTCONN",
+          .enabled(if: geteuid() == 0, "unshare -m needs root"))
+    func copyInAnotherNamespace() throws {
+        try withSandbox { sandbox in
+            for stop in ["kvfs unmount $M; echo \"unmount: $?\"", "kill -TERM $pid; echo \"unmount: 0\""] {
+                let output = try sandbox.ok(#"""
+                    kvfs mount $M $S && echo kept > $M/k
+                    pid=$(jq .pid $M/.kvfs/status)
+                    unshare -m --propagation unchanged sleep 60 & holder=$!
+                    sleep 0.3
+                    \#(stop)
+                    for i in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+                    kill -0 $pid 2>/dev/null && echo "the daemon still runs"
+                    nsenter -t $holder -m cat $M/k 2>&1 | sed "s|$M|M|"
+                    kill $holder
+                    kvfs get k $S
+                    """#, timeout: 60)
+                #expect(output == "unmount: 0\ncat: M/k: Transport endpoint is not connected\nkept\n", "\(stop)")
+            }
+        }
+    }
+
+    @Test("the daemon is named kvfs in ps and pgrep")
+    func processName() throws {
+        try withMount { sandbox in
+            let output = try sandbox.ok(#"""
+                pid=$(jq .pid $M/.kvfs/status)
+                ps -o comm= -p $pid
+                pgrep -x kvfs | grep -qx $pid && echo "pgrep finds it"
+                """#)
+            #expect(output == "kvfs\npgrep finds it\n")
+        }
+    }
+
+    @Test("kvfs --version and .kvfs/status name the version and the commit")
+    func version() throws {
+        try withMount { sandbox in
+            let output = try sandbox.ok(#"""
+                kvfs --version
+                jq -r .version $M/.kvfs/status
+                kvfs status $S | grep '^daemon:' | sed 's/pid [0-9]*/pid N/'
+                """#)
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(output)")
+            #expect(lines.first?.hasPrefix("kvfs 0.") == true && lines.first?.hasSuffix(")") == true, "\(output)")
+            #expect(lines.first == "kvfs " + (lines.dropFirst().first ?? ""), "\(output)")
+            #expect(lines.last == "daemon:     pid N, kvfs " + (lines.dropFirst().first ?? ""), "\(output)")
+        }
+    }
+
+    @Test("when the binary is replaced under a running mount, kvfs status says the daemon runs an old binary and how to restart it")
+    func replacedBinary() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                mkdir bin && cp "$(command -v kvfs)" bin/kvfs
+                bin/kvfs mount $M $S
+                cp bin/kvfs bin/kvfs.new && mv bin/kvfs.new bin/kvfs    # what an upgrade does
+                kvfs status $S | grep -A2 '^daemon:' | sed -e 's/pid [0-9]*/pid N/' -e "s|$T|T|g"
+                """#)
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("daemon:     pid N runs an old kvfs binary (") == true, "\(output)")
+            #expect(lines.first?.contains("T/bin/kvfs was replaced since it started") == true, "\(output)")
+            #expect(lines.dropFirst().first?.contains("kvfs unmount T/m && kvfs mount T/m") == true, "\(output)")
+        }
+    }
+
+    @Test("under systemd (Type=notify) the daemon says READY=1 on $NOTIFY_SOCKET once mounted, and STOPPING=1 at SIGTERM, which unmounts cleanly")
+    func systemdNotify() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                python3 -c 'import socket, sys
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(30)
+                for _ in range(2): print(s.recv(4096).decode().replace("\n", " "), flush=True)' $T/notify > notified &
+                listener=$!
+                while [ ! -S $T/notify ]; do sleep 0.05; done
+                NOTIFY_SOCKET=$T/notify kvfs mount -f $M $S 2> foreground.log & daemon=$!
+                while ! grep -q READY notified; do sleep 0.05; done
+                grep -c " $M fuse.kvfs " /proc/mounts
+                echo v > $M/k
+                kill -TERM $daemon; wait $daemon; echo "daemon: $?"
+                wait $listener
+                sed "s|$M|M|" notified
+                grep -c " $M fuse.kvfs " /proc/mounts
+                kvfs get k $S
+                """#)
+            #expect(output == "1\ndaemon: 0\nREADY=1 STATUS=mounted at M\nSTOPPING=1\n0\nv\n")
+        }
+    }
+
+    @Test("logs: a startup and a shutdown line with timestamp, level and subsystem, in daemon.log; on stderr with -f; journald's <N> prefix under systemd")
+    func logs() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                kvfs mount $M $S -o allow_other && kvfs unmount $M
+                sed -E -e 's/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z /TIME /' -e 's/ [0-9a-f-]{36} / ID /' -e 's/\([0-9a-f]{32}\)/(DEVICE)/' \
+                    -e "s|$T|T|g" -e 's/kvfs [0-9.]+ \([^)]*\)/kvfs VERSION/' $STATE/daemon.log
+                stat -c %a $STATE/daemon.log
+                kvfs mount -f $M $S 2> foreground.log & daemon=$!
+                while ! grep -q mounted foreground.log; do sleep 0.05; done
+                kill -TERM $daemon; wait $daemon
+                cut -d' ' -f2,3 foreground.log
+                exec 3> journal.log
+                JOURNAL_STREAM=$(stat -L -c '%d:%i' /proc/self/fd/3) kvfs mount -f $M $S 2>&3 & daemon=$!
+                while ! grep -q mounted journal.log; do sleep 0.05; done
+                kill -TERM $daemon; wait $daemon
+                cut -c1-16 journal.log
+                """#)
+            #expect(output == """
+                TIME info kvfs.daemon: kvfs VERSION mounted store ID of T/sync at T/m as device \(ProcessInfo.processInfo.hostName) (DEVICE), state in T/state, options: poll_interval=1.0,allow_other
+                TIME info kvfs.daemon: unmounted T/m: every write committed; exiting
+                600
+                info kvfs.daemon:
+                info kvfs.daemon:
+                <6>kvfs.daemon: 
+                <6>kvfs.daemon: 
+
+                """)
+        }
+    }
+
+    @Test("kvfs mount -d stays attached and logs every FUSE request")
+    func debug() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                kvfs mount -d $M $S 2> debug.log & daemon=$!
+                while ! grep -q mounted debug.log; do sleep 0.05; done
+                cat $M/.kvfs/status > /dev/null
+                kill -TERM $daemon; wait $daemon
+                grep -c 'debug kvfs.fuse: .*LOOKUP' debug.log | sed 's/^[1-9][0-9]*$/some/'
+                """#)
+            #expect(output == "some\n")
+        }
+    }
+
+    @Test("the control socket in the state directory is the owner's only")
+    func controlSocket() throws {
+        try withMount { sandbox in
+            let mode = try sandbox.ok("stat -c '%F %a' $STATE/control.sock")
+            #expect(mode == "socket 600\n")
+        }
+    }
+}
