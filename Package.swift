@@ -9,7 +9,7 @@ import PackageDescription
 //   fusekit-hello: FUSEKit's example filesystem
 let package = Package(
     name: "kvfs",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "KVStore", targets: ["KVStore"]),
         .library(name: "FUSEKit", targets: ["FUSEKit"]),

@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// Hands a store's changes to both audiences Apple's API has: NotificationCenter
 /// observers of `didChangeExternallyNotification`, and (kvfs's addition) every
 /// subscriber to the store's `changes` async sequence.
 final class ChangeBroadcaster: Sendable {
-    private let subscribers = Locked<[UUID: AsyncStream<StoreChange>.Continuation]>([:])
+    private let subscribers = Mutex<[UUID: AsyncStream<StoreChange>.Continuation]>([:])
 
     /// A new stream that receives every change from now on, until the store goes away.
     func subscribe() -> AsyncStream<StoreChange> {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A ``KeyValueStore`` in memory, for tests: the same API, typing and quota
 /// rules as the sync-directory store (sizes are file-form sizes, checked by
@@ -30,7 +31,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
         }
     }
 
-    private let contents = Locked(Contents())
+    private let contents = Mutex(Contents())
     private let broadcaster = ChangeBroadcaster()
 
     /// An empty store.

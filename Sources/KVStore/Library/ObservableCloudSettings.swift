@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Observation
 
 /// An observable settings object whose properties live in a key-value store,
@@ -69,13 +70,20 @@ open class ObservableCloudSettings: Observable {
 /// the settings object itself need not be Sendable (and its subclasses need
 /// not say `@unchecked Sendable`).
 private final class ChangeRelay: Sendable {
-    private let announcements = Locked<[String: () -> Void]>([:])
+    /// One property's announcement. Unchecked Sendable for the reason above:
+    /// the closure holds the settings object weakly and only calls its registrar.
+    private struct Announcement: @unchecked Sendable {
+        let announce: () -> Void
+    }
+
+    private let announcements = Mutex<[String: Announcement]>([:])
 
     func remember(_ key: String, _ announce: @escaping () -> Void) {
-        announcements.withLock { if $0[key] == nil { $0[key] = announce } }
+        let announcement = Announcement(announce: announce)
+        announcements.withLock { if $0[key] == nil { $0[key] = announcement } }
     }
 
     func announce(keys: [String]) {
-        for announce in announcements.withLock({ table in keys.compactMap { table[$0] } }) { announce() }
+        for announcement in announcements.withLock({ table in keys.compactMap { table[$0] } }) { announcement.announce() }
     }
 }

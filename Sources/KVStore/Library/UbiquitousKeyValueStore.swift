@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// NSUbiquitousKeyValueStore for Linux: the store a kvfs mount shows, kept in a
 /// sync directory that other mounts, machines and programs share.
@@ -18,9 +19,9 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     private let device: DeviceStore
     private let broadcaster = ChangeBroadcaster()
     /// The InitialSyncChange until it may be posted (`.held`), or `.released`.
-    private let initialSync = Locked(InitialSync.waiting)
+    private let initialSync = Mutex(InitialSync.waiting)
     /// Started once the observer is in place, so no change falls between the two.
-    private let watcher = Locked<SyncWatcher?>(nil)
+    private let watcher = Mutex<SyncWatcher?>(nil)
 
     /// Opens (creating if needed) the store in `syncDirectory`.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Observation
 import Testing
 @testable import KVStore
@@ -21,10 +22,10 @@ final class CloudSettings: ObservableCloudSettings {
 
 /// Whether observation announced a change to what `read` touched (it announces once).
 final class ObservationFlag: Sendable {
-    private let fired = Locked(false)
+    private let fired = Mutex(false)
 
     init(_ read: () -> Void) {
-        withObservationTracking(read) { [fired] in fired.withLock { $0 = true } }
+        withObservationTracking(read) { [self] in fired.withLock { $0 = true } }
     }
 
     var changed: Bool { fired.withLock { $0 } }

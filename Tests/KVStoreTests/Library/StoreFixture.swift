@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import KVStore
 
@@ -73,17 +74,17 @@ final class NotificationRecorder: @unchecked Sendable {
         var objectIsStore: Bool
     }
 
-    private let posts = Locked<[Post]>([])
+    private let posts = Mutex<[Post]>([])
     private var token: (any NSObjectProtocol)?
 
     init(_ store: any KeyValueStore) {
         token = NotificationCenter.default.addObserver(forName: UbiquitousKeyValueStore.didChangeExternallyNotification,
-                                                       object: store, queue: nil) { [posts] notification in
+                                                       object: store, queue: nil) { [weak self] notification in
             let post = Post(reason: notification.userInfo?[NSUbiquitousKeyValueStoreChangeReasonKey] as? Int,
                             reasonNumber: notification.userInfo?[NSUbiquitousKeyValueStoreChangeReasonKey] as? NSNumber,
                             keys: notification.userInfo?[NSUbiquitousKeyValueStoreChangedKeysKey] as? [String],
                             objectIsStore: (notification.object as AnyObject?) === store)
-            posts.withLock { $0.append(post) }
+            self?.posts.withLock { $0.append(post) }
         }
     }
 
