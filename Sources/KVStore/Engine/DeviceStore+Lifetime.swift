@@ -41,9 +41,12 @@ extension DeviceStore {
         _ = lock.withLock { commitListeners.removeValue(forKey: token.id) }
     }
 
-    /// Logs a change and tells the observers. Called without the lock.
-    func record(_ change: StoreChange) {
+    /// Logs a change and tells the observers (unless `notifying` is false: a
+    /// write's own quota refusal, which its writer learns from the error and
+    /// the library posts on the writer's thread). Called without the lock.
+    func record(_ change: StoreChange, notifying: Bool = true) {
         changeLog.append(change)
+        guard notifying else { return }
         let current = lock.withLock { Array(observers.values) }
         notifications.async { for observer in current { observer(change) } }
     }

@@ -211,7 +211,7 @@ public final class DeviceStore: @unchecked Sendable {
             defer { lock.unlock() }
             try merged.usage.checkWrite(key: key, oldSize: merged.visible[key]?.size, newSize: size)
         } catch {
-            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key])) }
+            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
             throw error
         }
     }
@@ -262,7 +262,7 @@ public final class DeviceStore: @unchecked Sendable {
             if writer.shouldCompact { compact() }
             listeners = Array(commitListeners.values)
         } catch {
-            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key])) }
+            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
             throw error
         }
     }

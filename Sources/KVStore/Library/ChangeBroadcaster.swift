@@ -29,6 +29,19 @@ final class ChangeBroadcaster: Sendable {
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(change) }
     }
 
+    /// Runs `write`, a write of `key` by `store`; when it is refused for quota,
+    /// posts QuotaViolationChange for the key before rethrowing. Both stores
+    /// refuse this way, so an observer has heard of the refusal, on the
+    /// writer's thread, by the time the setter returns.
+    func postingQuotaRefusal(of key: String, by store: AnyObject, _ write: () throws(KVStoreError) -> Void) throws(KVStoreError) {
+        do {
+            try write()
+        } catch {
+            if error.isQuotaViolation { post(StoreChange(reason: .quotaViolationChange, keys: [key]), from: store) }
+            throw error
+        }
+    }
+
     deinit {
         // The store is gone: end every `for await` loop over its changes.
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }

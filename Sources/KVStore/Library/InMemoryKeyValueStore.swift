@@ -8,6 +8,8 @@ import Synchronization
 ///
 /// Changes (simulated ones and quota refusals) are posted synchronously on
 /// the calling thread, so a test can check its reaction right after the call.
+/// Quota refusals are posted the same way by ``UbiquitousKeyValueStore``;
+/// other devices' changes reach that one asynchronously, on a queue of its own.
 public final class InMemoryKeyValueStore: KeyValueStore {
     /// Values with their sizes and the usage they add up to, kept together under one lock.
     private struct Contents {
@@ -47,19 +49,17 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     public var usage: QuotaUsage { contents.withLock { $0.usage } }
 
     /// Stores `value` for `key` after checking the key and the quota; a quota
-    /// refusal changes nothing, posts QuotaViolationChange and throws.
+    /// refusal changes nothing, posts QuotaViolationChange (before this
+    /// returns, on the calling thread, as the sync-directory store does) and throws.
     public func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
         try QuotaUsage.checkKey(key)
         let size = FileForm.encode(value).count
-        do {
+        // Posted outside the lock: an observer may read the store.
+        try broadcaster.postingQuotaRefusal(of: key, by: self) { () throws(KVStoreError) in
             try contents.withLock { (contents) throws(KVStoreError) in
                 try contents.usage.checkWrite(key: key, oldSize: contents.sizes[key], newSize: size)
                 contents.put(value, forKey: key, size: size)
             }
-        } catch {
-            // Posted outside the lock: an observer may read the store.
-            if error.isQuotaViolation { broadcaster.post(StoreChange(reason: .quotaViolationChange, keys: [key]), from: self) }
-            throw error
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 // Apple's getters and setters, written once over the primitives.
 extension KeyValueStore {
-    /// The value as a Foundation object (numbers as `NSNumber`), or nil.
+    /// The value as a Foundation object (numbers and Booleans as `NSNumber`), or nil.
     public func object(forKey aKey: String) -> Any? { value(forKey: aKey)?.appleObject }
 
     /// The value as a string, numbers coerced (see ``KeyValueStore``), or nil.
@@ -35,14 +35,16 @@ extension KeyValueStore {
     /// The value as a Boolean, coerced (see ``KeyValueStore``), or false.
     public func bool(forKey aKey: String) -> Bool { value(forKey: aKey)?.coercedBool ?? false }
 
-    /// Every key and its value as a Foundation object (numbers as `NSNumber`).
+    /// Every key and its value as a Foundation object (numbers and Booleans as `NSNumber`).
     public var dictionaryRepresentation: [String: Any] { values.mapValues(\.appleObject) }
 
-    /// Stores a property-list object; nil removes the key. An object that is not
-    /// a property list, a key that is too long and a write over quota change nothing.
+    /// Stores a property-list object; nil removes the key. An object that is
+    /// not a property list and a key that is empty or too long change nothing
+    /// and log one warning line (Apple's store raises); a write over quota
+    /// changes nothing and posts QuotaViolationChange.
     public func set(_ anObject: Any?, forKey aKey: String) {
         guard let anObject else { return removeObject(forKey: aKey) }
-        try? setObject(anObject, forKey: aKey)
+        perform("set(_:forKey:)") { () throws(KVStoreError) in try setObject(anObject, forKey: aKey) }
     }
 
     /// Stores a string; nil removes the key.
@@ -66,23 +68,42 @@ extension KeyValueStore {
     /// Stores a Boolean.
     public func set(_ value: Bool, forKey aKey: String) { write(.bool(value), forKey: aKey) }
 
-    /// Removes the key's value; a missing key (or one too long to exist) is no error.
-    public func removeObject(forKey aKey: String) { try? removeValue(forKey: aKey) }
+    /// Removes the key's value; a missing key is no error. An empty or too long
+    /// key logs one warning line (Apple's store raises).
+    public func removeObject(forKey aKey: String) {
+        perform("removeObject(forKey:)") { () throws(KVStoreError) in try removeValue(forKey: aKey) }
+    }
 
     /// Stores a property-list object, or throws why not.
     ///
-    /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` when `object` is not
-    ///   a property list (at any depth), else what ``setValue(_:forKey:)`` throws.
+    /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` naming what is not
+    ///   a property list and where (`at [2]: NSNull is not a property-list type`),
+    ///   else what ``setValue(_:forKey:)`` throws.
     public func setObject(_ object: Any, forKey key: String) throws(KVStoreError) {
-        guard let value = PropertyListValue(foundationObject: object) else {
-            throw .invalidValue(key: key, reason: "a \(type(of: object)) is not a property-list value")
+        let value: PropertyListValue
+        do {
+            value = try PropertyListValue.converting(object)
+        } catch {
+            throw .invalidValue(key: key, reason: error.reason)
         }
         try setValue(value, forKey: key)
     }
 
-    /// Apple's setters cannot report a refusal: the store already posted it if
-    /// it was for quota, and the throwing API is there for callers who want it.
     private func write(_ value: PropertyListValue?, forKey key: String) {
-        if let value { try? setValue(value, forKey: key) } else { removeObject(forKey: key) }
+        guard let value else { return removeObject(forKey: key) }
+        perform("set(_:forKey:)") { () throws(KVStoreError) in try setValue(value, forKey: key) }
+    }
+
+    /// Runs a write for Apple's API, which cannot report a refusal. A quota
+    /// refusal was posted as QuotaViolationChange already; any other (not a
+    /// property list, a bad key, an I/O failure) logs one warning line, where
+    /// Apple's store raises an exception, so that it does not go unseen.
+    private func perform(_ method: String, _ write: () throws(KVStoreError) -> Void) {
+        do {
+            try write()
+        } catch {
+            guard !error.isQuotaViolation else { return }
+            DeviceStore.printWarning("\(method) changed nothing: \(error)")
+        }
     }
 }

@@ -23,14 +23,25 @@ import Foundation
 /// | date, data, array, dictionary | nil | 0              | 0.0              | false                 |
 ///
 /// `array`, `dictionary` and `data` return nil unless the value has that type.
-/// `object(forKey:)` and `dictionaryRepresentation` give numbers as `NSNumber`,
-/// so `as? Int`, `as? Int64` and `as? Double` all work, as on Apple platforms.
+/// `object(forKey:)`, `array(forKey:)`, `dictionary(forKey:)` and
+/// `dictionaryRepresentation` give integers, reals and Booleans as `NSNumber`
+/// at any depth, so `as? Int`, `as? Int64`, `as? Double` and `as? Bool` work
+/// on them as on Apple platforms (a stored `true` is `1` as an `Int`).
 ///
-/// Writes Apple's API cannot report are refused without a sound: a write over
-/// quota changes nothing and posts QuotaViolationChange (as Apple does); a key
-/// longer than 128 UTF-16 units (where Apple raises an exception) or an object
-/// that is not a property list changes nothing. ``setValue(_:forKey:)`` and
-/// ``setObject(_:forKey:)`` throw the exact ``KVStoreError`` instead.
+/// `set(_:forKey:)` keeps a number's kind: `Bool` is a bool, every integer
+/// type (`Int8`/`CChar` too) an integer, `Double`, `Float` and `CGFloat` a real.
+///
+/// Writes Apple's API cannot report change nothing, and are made visible:
+/// - a write over quota posts QuotaViolationChange, as Apple does, synchronously
+///   (before the setter returns, on its thread) on every store;
+/// - an object that is not a property list (`NSNull`, `URL`, `UUID`,
+///   `[Int: Int]`, an array holding nil), an unsigned integer above
+///   `Int64.max`, and a key that is empty or over 128 UTF-16 units (where
+///   Apple raises an exception) log one warning line to standard error
+///   (`kvfs: warning: set(_:forKey:) changed nothing: …`) and post nothing.
+///
+/// ``setValue(_:forKey:)`` and ``setObject(_:forKey:)`` throw the exact
+/// ``KVStoreError`` instead (quota refusals are posted too).
 public protocol KeyValueStore: AnyObject, Sendable {
     // MARK: Primitives
 
@@ -61,8 +72,8 @@ public protocol KeyValueStore: AnyObject, Sendable {
 
     // MARK: Apple's getters
 
-    /// The value as a Foundation object (`String`, `NSNumber`, `Bool`, `Date`,
-    /// `Data`, `[Any]`, `[String: Any]`), or nil.
+    /// The value as a Foundation object (`String`, `NSNumber` for integers,
+    /// reals and Booleans, `Date`, `Data`, `[Any]`, `[String: Any]`), or nil.
     func object(forKey aKey: String) -> Any?
     /// The value as a string (numbers coerced, see the table above), or nil.
     func string(forKey aKey: String) -> String?
@@ -83,7 +94,7 @@ public protocol KeyValueStore: AnyObject, Sendable {
 
     // MARK: Apple's setters
 
-    /// Stores a property-list object; nil removes the key. Anything else is refused (no change).
+    /// Stores a property-list object; nil removes the key. Anything else changes nothing and logs a warning.
     func set(_ anObject: Any?, forKey aKey: String)
     /// Stores a string; nil removes the key.
     func set(_ aString: String?, forKey aKey: String)

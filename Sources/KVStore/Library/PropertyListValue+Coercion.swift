@@ -2,18 +2,22 @@ import Foundation
 
 /// Apple's getter coercions (the table on ``KeyValueStore``), in one place.
 extension PropertyListValue {
-    /// The Foundation object Apple's store returns: numbers as `NSNumber`.
+    /// The Foundation object Apple's store returns: numbers and Booleans as
+    /// `NSNumber`, at any depth.
     ///
     /// Not ``foundationObject``, whose `Int64` would not cast `as? Int` on
-    /// Linux; an `NSNumber` casts to any numeric type that holds it exactly, as
-    /// code written for Apple's store expects.
+    /// Linux, nor its `Bool` `as? Int`: an `NSNumber` casts to any numeric type
+    /// that holds it exactly (a Boolean one to `Bool` and to 1 or 0), as code
+    /// written for Apple's store expects. A Boolean is the CFBoolean singleton,
+    /// so writing it back stores a bool again (``converting(_:)``).
     var appleObject: Any {
         switch self {
         case let .integer(number): NSNumber(value: number)
         case let .real(number): NSNumber(value: number)
+        case let .bool(flag): NSNumber(value: flag)
         case let .array(values): values.map(\.appleObject)
         case let .dictionary(values): values.mapValues(\.appleObject)
-        case .string, .bool, .date, .data: foundationObject
+        case .string, .date, .data: foundationObject
         }
     }
 

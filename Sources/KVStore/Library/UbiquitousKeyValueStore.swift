@@ -4,11 +4,14 @@ import Synchronization
 /// NSUbiquitousKeyValueStore for Linux: the store a kvfs mount shows, kept in a
 /// sync directory that other mounts, machines and programs share.
 ///
-/// Each instance is one device of the store, with its own state directory
-/// (which one process holds at a time). Other devices' writes arrive by
-/// themselves (inotify, or polling every second) and post
-/// ``didChangeExternallyNotification`` and the ``changes`` sequence; this
-/// instance's own writes do not, as with Apple's store.
+/// Each object opened with ``init(syncDirectory:stateDirectory:deviceName:)``
+/// is one device of the store, with its own state directory (which one process
+/// holds at a time); ``default`` and ``init()`` share one device. Other
+/// devices' writes arrive by themselves (inotify, or polling every second) and
+/// post ``didChangeExternallyNotification`` and the ``changes`` sequence,
+/// asynchronously; this device's own writes do not, as with Apple's store. A
+/// write refused for quota posts QuotaViolationChange synchronously, before the
+/// setter returns (as ``InMemoryKeyValueStore`` does).
 ///
 /// The InitialSyncChange of opening (the keys other devices changed while
 /// this one was away) waits for the program's first ``synchronize()`` or
@@ -16,12 +19,12 @@ import Synchronization
 /// register for it: register for the notification, then call `synchronize()`
 /// at launch, as Apple recommends.
 public final class UbiquitousKeyValueStore: KeyValueStore {
-    private let device: DeviceStore
+    private let device: LibraryDevice
     private let broadcaster = ChangeBroadcaster()
     /// The InitialSyncChange until it may be posted (`.held`), or `.released`.
     private let initialSync = Mutex(InitialSync.waiting)
-    /// Started once the observer is in place, so no change falls between the two.
-    private let watcher = Mutex<SyncWatcher?>(nil)
+    /// This object's observer of the device, removed when the object goes.
+    private let observer = Mutex<ObserverToken?>(nil)
 
     /// Opens (creating if needed) the store in `syncDirectory`.
     ///
@@ -33,11 +36,22 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when another
     ///   process (a mount, another program) holds the state directory: pass
     ///   another `stateDirectory` to open the same store as a device of its own.
-    public init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil) throws(KVStoreError) {
-        device = try DeviceStore(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: deviceName,
-                                 owner: "\(ProcessInfo.processInfo.processName) (Swift library)")
+    public convenience init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil) throws(KVStoreError) {
+        self.init(device: try LibraryDevice(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: deviceName))
+    }
+
+    /// The default store, as the same device as ``default``: a new object over
+    /// the same values, so what one writes the other reads at once, and neither
+    /// posts the other's writes (they are one device's own). Apple's `init()`;
+    /// like ``default`` it stops the program if the store cannot be opened.
+    public convenience init() {
+        self.init(device: Self.defaultDevice)
+    }
+
+    private init(device: LibraryDevice) {
+        self.device = device
         // Weak: the device's queue must not keep a store alive that the program dropped.
-        _ = device.addChangeObserver { [weak self] change in
+        let token = device.store.addChangeObserver { [weak self] change in
             guard let self else { return }
             let hold = change.reason == .initialSyncChange && self.initialSync.withLock { state in
                 guard case .waiting = state else { return false }
@@ -46,17 +60,17 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
             }
             if !hold { self.broadcaster.post(change, from: self) }
         }
-        let device = device
-        watcher.withLock { $0 = SyncWatcher(store: device) }
+        observer.withLock { $0 = token }
+        device.startWatching()
     }
 
     deinit {
-        watcher.withLock { $0 }?.stop()
-        device.close()
+        if let token = observer.withLock({ $0 }) { device.store.removeChangeObserver(token) }
     }
 
     /// The default store (`$XDG_DATA_HOME/kvfs/default`, the one `kvfs mount`
-    /// serves without `--sync-dir`), opened on first use.
+    /// serves without `--sync-dir`), opened on first use. ``init()`` gives
+    /// other objects over the same device.
     ///
     /// This program is a device of its own, with the state directory
     /// `$XDG_STATE_HOME/kvfs/swift-PROGRAM`, so it runs beside a mount of the
@@ -65,16 +79,19 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     /// the store cannot be opened (the folder is not writable, eight instances
     /// run) the program stops with the reason; use
     /// ``init(syncDirectory:stateDirectory:deviceName:)`` to handle that instead.
-    public static let `default`: UbiquitousKeyValueStore = {
+    public static let `default` = UbiquitousKeyValueStore(device: defaultDevice)
+
+    /// The device ``default`` and ``init()`` share, open for the rest of the program.
+    private static let defaultDevice: LibraryDevice = {
         let program = ProcessInfo.processInfo.processName
         let stateFolder = DeviceStore.defaultStateDirectory(for: DeviceStore.defaultSyncDirectory).deletingLastPathComponent()
         var failure = KVStoreError.io(path: stateFolder.path, reason: "no state directory was free")
         for instance in 1...8 {
             let name = instance == 1 ? "swift-\(program)" : "swift-\(program)-\(instance)"
             do throws(KVStoreError) {
-                return try UbiquitousKeyValueStore(syncDirectory: DeviceStore.defaultSyncDirectory,
-                                                   stateDirectory: stateFolder.appendingPathComponent(name),
-                                                   deviceName: "\(ProcessInfo.processInfo.hostName) (\(name))")
+                return try LibraryDevice(syncDirectory: DeviceStore.defaultSyncDirectory,
+                                         stateDirectory: stateFolder.appendingPathComponent(name),
+                                         deviceName: "\(ProcessInfo.processInfo.hostName) (\(name))")
             } catch {
                 failure = error
                 guard case .stateDirectoryBusy = error else { break }
@@ -84,24 +101,27 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     }()
 
     /// The value stored for `key`, or nil.
-    public func value(forKey key: String) -> PropertyListValue? { device.value(forKey: key) }
+    public func value(forKey key: String) -> PropertyListValue? { device.store.value(forKey: key) }
 
     /// Every key and its value.
-    public var values: [String: PropertyListValue] { device.values }
+    public var values: [String: PropertyListValue] { device.store.values }
 
     /// What the store uses against its limits.
-    public var usage: QuotaUsage { device.usage }
+    public var usage: QuotaUsage { device.store.usage }
 
     /// Stores `value` for `key`, journaled (it survives the process being killed
-    /// once this returns), or throws why not; a quota refusal also posts
-    /// QuotaViolationChange and adds it to the change log.
+    /// once this returns), or throws why not; a quota refusal also adds
+    /// QuotaViolationChange to the change log and posts it (before this
+    /// returns, on the calling thread, as ``InMemoryKeyValueStore`` does).
     public func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
-        try device.set(value, forKey: key)
+        try broadcaster.postingQuotaRefusal(of: key, by: self) { () throws(KVStoreError) in
+            try device.store.set(value, forKey: key)
+        }
     }
 
     /// Removes `key`'s value; removing a missing key does nothing.
     public func removeValue(forKey key: String) throws(KVStoreError) {
-        try device.removeValue(forKey: key)
+        try device.store.removeValue(forKey: key)
     }
 
     /// Flushes this device's journal to disk and reads other devices' new
@@ -110,7 +130,7 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     public func synchronize() -> Bool {
         releaseInitialSync()
         do {
-            try device.synchronize()
+            try device.store.synchronize()
             return true
         } catch {
             return false
@@ -136,5 +156,29 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
             return nil
         }
         if let held { broadcaster.post(held, from: self) }
+    }
+}
+
+/// A device opened for the library: the engine and the watcher that brings
+/// other devices' writes, closed when the last store object over it goes.
+final class LibraryDevice: Sendable {
+    let store: DeviceStore
+    private let watcher = Mutex<SyncWatcher?>(nil)
+
+    init(syncDirectory: URL, stateDirectory: URL?, deviceName: String?) throws(KVStoreError) {
+        store = try DeviceStore(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: deviceName,
+                                owner: "\(ProcessInfo.processInfo.processName) (Swift library)")
+    }
+
+    /// Starts watching the sync directory, once: after the first store object
+    /// observes the device, so that no change falls between the two.
+    func startWatching() {
+        let store = store
+        watcher.withLock { if $0 == nil { $0 = SyncWatcher(store: store) } }
+    }
+
+    deinit {
+        watcher.withLock { $0 }?.stop()
+        store.close()
     }
 }

@@ -67,7 +67,7 @@ extension LibraryTests {
                 store.set([Custom()] as [Any]?, forKey: "k")
                 store.set(["nested": [Custom()]] as [String: Any]?, forKey: "k")
                 #expect(store.string(forKey: "k") == "old")
-                #expect(throws: KVStoreError.invalidValue(key: "k", reason: "a Custom is not a property-list value")) {
+                #expect(throws: KVStoreError.invalidValue(key: "k", reason: "Custom is not a property-list type")) {
                     try store.setObject(Custom(), forKey: "k")
                 }
             }

@@ -51,8 +51,7 @@ extension LibraryTests {
                 store.set("mine", forKey: "own")
                 store.removeObject(forKey: "own")
                 try store.setValue(.integer(1), forKey: "own-throwing")
-                try fixture.changeExternally(["sentinel": .bool(true)])
-                #expect(await recorder.waitFor(["sentinel"], reason: NSUbiquitousKeyValueStoreServerChange))
+                try await fixture.settle(recorder)
                 #expect(!recorder.all.contains { post in post.keys?.contains { $0.hasPrefix("own") } ?? true })
             }
         }

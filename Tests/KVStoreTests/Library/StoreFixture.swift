@@ -4,7 +4,7 @@ import Testing
 @testable import KVStore
 
 /// The two stores every scenario runs against.
-enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+enum StoreKind: String, CaseIterable, Sendable, Codable, CustomTestStringConvertible {
     case inMemory, syncDirectory
     var testDescription: String { rawValue }
 }
@@ -65,6 +65,17 @@ final class StoreFixture: @unchecked Sendable {
     }
 }
 
+extension StoreFixture {
+    /// Makes one more external change ("sentinel") and waits until `recorder`
+    /// heard of it: whatever the store would have posted before it has been
+    /// posted by then, so a test can check that something was not.
+    func settle(_ recorder: NotificationRecorder, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try changeExternally(["sentinel": .bool(true)])
+        let arrived = await recorder.waitFor(["sentinel"], reason: NSUbiquitousKeyValueStoreServerChange)
+        #expect(arrived, "the sentinel change was not posted", sourceLocation: sourceLocation)
+    }
+}
+
 /// Records a store's didChangeExternallyNotification posts.
 final class NotificationRecorder: @unchecked Sendable {
     struct Post {
@@ -72,6 +83,8 @@ final class NotificationRecorder: @unchecked Sendable {
         var reasonNumber: NSNumber?
         var keys: [String]?
         var objectIsStore: Bool
+        /// The thread the notification was posted on.
+        var thread: pthread_t
     }
 
     private let posts = Mutex<[Post]>([])
@@ -83,7 +96,7 @@ final class NotificationRecorder: @unchecked Sendable {
             let post = Post(reason: notification.userInfo?[NSUbiquitousKeyValueStoreChangeReasonKey] as? Int,
                             reasonNumber: notification.userInfo?[NSUbiquitousKeyValueStoreChangeReasonKey] as? NSNumber,
                             keys: notification.userInfo?[NSUbiquitousKeyValueStoreChangedKeysKey] as? [String],
-                            objectIsStore: (notification.object as AnyObject?) === store)
+                            objectIsStore: (notification.object as AnyObject?) === store, thread: pthread_self())
             self?.posts.withLock { $0.append(post) }
         }
     }

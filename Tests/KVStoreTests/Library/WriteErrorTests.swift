@@ -3,8 +3,8 @@ import Testing
 @testable import KVStore
 
 extension LibraryTests {
-    /// The throwing API reports the exact error; Apple's API refuses quietly,
-    /// posting QuotaViolationChange for quota; a refused write changes nothing.
+    /// The throwing API reports the exact error; Apple's API posts
+    /// QuotaViolationChange for quota; a refused write changes nothing.
     @Suite("Write errors")
     struct WriteErrorTests {
         @Test("an empty or too-long key throws which and how long", arguments: StoreKind.allCases)
@@ -84,16 +84,23 @@ extension LibraryTests {
             }
         }
 
-        @Test("refusals that are not about quota post nothing", arguments: StoreKind.allCases)
-        func otherRefusalsAreSilent(kind: StoreKind) async throws {
+        @Test("a quota refusal is posted once, on the writer's thread, before the setter returns (9.6)",
+              arguments: StoreKind.allCases)
+        func quotaViolationIsSynchronous(kind: StoreKind) async throws {
             try await withStore(kind) { fixture, store in
                 let recorder = NotificationRecorder(store)
-                store.set("x", forKey: String(repeating: "k", count: 200))
-                store.set(URL(fileURLWithPath: "/") as Any?, forKey: "url")
-                // A change after them: once it arrives, anything they posted would have too.
-                try fixture.changeExternally(["sentinel": .bool(true)])
-                #expect(await recorder.waitFor(["sentinel"], reason: NSUbiquitousKeyValueStoreServerChange))
-                #expect(recorder.all.allSatisfy { $0.reason == NSUbiquitousKeyValueStoreServerChange })
+                let writer = pthread_self()
+                store.set(Data(count: Limits.maxValueBytes + 1) as Data?, forKey: "huge")
+                #expect(throws: KVStoreError.valueTooLarge(key: "huge", bytes: Limits.maxValueBytes + 2)) {
+                    try store.setValue(.data(Data(count: Limits.maxValueBytes + 2)), forKey: "huge")
+                }
+                let posted = recorder.all
+                #expect(posted.map(\.keys) == [["huge"], ["huge"]])
+                #expect(posted.allSatisfy { $0.reason == NSUbiquitousKeyValueStoreQuotaViolationChange && pthread_equal($0.thread, writer) != 0 })
+                // Nothing more comes later: once a later change arrives, an echo would have too.
+                try await fixture.settle(recorder)
+                #expect(recorder.keys(reason: NSUbiquitousKeyValueStoreQuotaViolationChange) == ["huge"])
+                #expect(recorder.all.filter { $0.reason == NSUbiquitousKeyValueStoreQuotaViolationChange }.count == 2)
             }
         }
     }
