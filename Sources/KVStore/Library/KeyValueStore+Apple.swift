@@ -1,4 +1,9 @@
 import Foundation
+import Logging
+
+/// Where Apple's API reports what it cannot report otherwise (swift-log: standard
+/// error unless the program bootstrapped another handler).
+private let libraryLogger = Logger(label: "kvfs.library")
 
 // Apple's getters and setters, written once over the primitives.
 extension KeyValueStore {
@@ -103,7 +108,7 @@ extension KeyValueStore {
             try write()
         } catch {
             guard !error.isQuotaViolation else { return }
-            DeviceStore.printWarning("\(method) changed nothing: \(error)")
+            libraryLogger.warning("\(method) changed nothing: \(error)")
         }
     }
 }

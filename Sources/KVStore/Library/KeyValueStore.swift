@@ -37,8 +37,9 @@ import Foundation
 /// - an object that is not a property list (`NSNull`, `URL`, `UUID`,
 ///   `[Int: Int]`, an array holding nil), an unsigned integer above
 ///   `Int64.max`, and a key that is empty or over 128 UTF-16 units (where
-///   Apple raises an exception) log one warning line to standard error
-///   (`kvfs: warning: set(_:forKey:) changed nothing: …`) and post nothing.
+///   Apple raises an exception) log one warning line through swift-log (label
+///   `kvfs.library`; standard error unless the program bootstrapped another
+///   handler): `set(_:forKey:) changed nothing: …`, and post nothing.
 ///
 /// ``setValue(_:forKey:)`` and ``setObject(_:forKey:)`` throw the exact
 /// ``KVStoreError`` instead (quota refusals are posted too).
