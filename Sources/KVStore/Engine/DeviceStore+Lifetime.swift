@@ -85,7 +85,8 @@ extension DeviceStore {
             guard !closed else { return false }
             try? writer.sync()
             publishProgress()
-            state.saveSeenStamps(merged.winners.mapValues(\.stamp))
+            state.saveSeen(visible: merged.visible.mapValues(\.stamp),
+                           setAside: merged.winners.filter { merged.setAside.contains($0.key) }.mapValues(\.stamp))
             closed = true
             return true
         }

@@ -95,15 +95,16 @@ extension DeviceStore {
             record(StoreChange(reason: .accountChange, keys: Array(lock.withLock { merged.visible.keys })))
             return
         }
-        let seen = state.seenStamps()
+        let seen = state.seen() ?? ([:], [:])
         let (changed, setAside): ([String], [String]) = lock.withLock {
             lastSyncTime = Date()
-            let unseen = merged.winners.filter { key, winner in seen?[key] != winner.stamp }
-            let changed = unseen.compactMap { key, winner -> String? in
-                guard winner.stamp.device != deviceID else { return nil }
-                return seen == nil && winner.value == nil ? nil : key
+            // What this device showed when it closed, against what it shows now; its own writes are not news to it.
+            let shown = Set(seen.visible.keys).union(merged.visible.keys)
+            let changed = shown.filter { key in
+                let entry = merged.visible[key]
+                return entry?.stamp != seen.visible[key] && entry?.stamp.device != deviceID
             }
-            return (changed, merged.setAside.filter { unseen[$0] != nil })
+            return (Array(changed), merged.setAside.filter { merged.winners[$0]?.stamp != seen.setAside[$0] })
         }
         if !changed.isEmpty {
             let change = StoreChange(reason: .initialSyncChange, keys: changed)

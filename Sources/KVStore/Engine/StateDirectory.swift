@@ -87,19 +87,31 @@ final class StateDirectory {
         set { try? Files.writeAtomically(path + "/store-id", Array(((newValue ?? "") + "\n").utf8)) }
     }
 
-    /// The winning stamp of every key when this device last ran, or nil for a new device.
-    func seenStamps() -> [String: Stamp]? {
+    /// What this device showed when it last ran, or nil for a new device:
+    /// the stamp of each visible key, and of each key the quota rule set aside.
+    func seen() -> (visible: [String: Stamp], setAside: [String: Stamp])? {
         guard let bytes = try? Files.read(path + "/seen.log") else { return nil }
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
-        var stamps: [String: Stamp] = [:]
-        for record in scan.records { if case let .remove(key) = record.operation { stamps[key] = record.stamp } }
-        return stamps
+        var seen: (visible: [String: Stamp], setAside: [String: Stamp]) = ([:], [:])
+        for record in scan.records {
+            switch record.operation {
+            case let .remove(key): seen.visible[key] = record.stamp
+            case let .put(key, _): seen.setAside[key] = record.stamp
+            default: break
+            }
+        }
+        return seen
     }
 
-    /// Remembers the winning stamps (as framed records, reusing the journal's format).
-    func saveSeenStamps(_ stamps: [String: Stamp]) {
+    /// Remembers what this device shows, as framed records (reusing the
+    /// journal's format; only the stamps count): a visible key as a removal,
+    /// a set-aside one as a put.
+    func saveSeen(visible: [String: Stamp], setAside: [String: Stamp]) {
         var bytes: [UInt8] = []
-        for (key, stamp) in stamps { bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .remove(key: key))) }
+        for (key, stamp) in visible { bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .remove(key: key))) }
+        for (key, stamp) in setAside {
+            bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .put(key: key, value: .bool(false))))
+        }
         try? Files.writeAtomically(path + "/seen.log", bytes)
     }
 }
