@@ -3,8 +3,8 @@ import KVStore
 import Synchronization
 
 /// Tells the kernel to drop what it cached about files that changed behind
-/// its back: another device's writes, and commits whose stored bytes differ
-/// from the bytes written.
+/// its back: another device's writes, keys the quota rule set aside or let
+/// back, and commits whose stored bytes differ from the bytes written.
 ///
 /// Callers must hold no lock a FUSE request may need: the kernel may call
 /// back into the filesystem before the notification returns.
@@ -39,15 +39,12 @@ public final class Invalidator: Sendable {
 }
 
 extension KeyFileSystem {
-    /// Makes a change from another device visible at once: each key's inode
-    /// (size, mtime, pages) and name (appeared, vanished), and the listing.
-    func storeChanged(_ change: StoreChange) {
-        guard change.reason != .quotaViolationChange || !change.keys.isEmpty else { return }
-        keysChanged(change.keys)
-    }
-
-    /// Drops what the kernel cached of `keys` (inode, name) and of the listing.
-    func keysChanged(_ keys: [String]) {
+    /// Makes a change of what the store shows visible at once, whatever made
+    /// it (another device, the quota rule, this mount's own writes moving
+    /// other keys, a command run through the control socket): each key's
+    /// inode (size, mtime, pages) and name (appeared, vanished, cached as
+    /// missing), and the listing.
+    func keysChanged(_ keys: some Collection<String>) {
         let names = keys.map(FileName.encode)
         let inodes = lock.withLock { names.compactMap(nodes.inode(of:)) }
         for inode in inodes { invalidator.invalidate(inode: inode) }

@@ -60,7 +60,7 @@ public enum KVMount {
         let fuseLogger = Logger(label: "kvfs.fuse")
         LibfuseLog.setHandler { message in fuseLogger.debug("\(message)") }
         invalidator.attach(session)
-        let observer = store.addChangeObserver { change in fileSystem.storeChanged(change) }
+        let observer = store.addVisibilityObserver { keys in fileSystem.keysChanged(keys) }
         let watcher = SyncWatcher(store: store, pollInterval: configuration.pollInterval, polling: configuration.polling)
         let syncthingLogger = Logger(label: "kvfs.syncthing")
         let scanner = configuration.syncthing.map { endpoint in

@@ -18,9 +18,36 @@ extension DeviceStore {
         }
     }
 
-    /// Stops calling an observer.
+    /// Calls `observer` (on the same private queue, in order with the change
+    /// observers) with the keys whose visible entry changed, whatever changed
+    /// it: other devices' records, the quota rule setting keys aside or
+    /// letting them back, an account change, or this store's own writes —
+    /// except the keys a write stored itself, which its caller knows. A mount
+    /// drops the kernel's caches of these keys.
+    public func addVisibilityObserver(_ observer: @escaping @Sendable (Set<String>) -> Void) -> ObserverToken {
+        lock.withLock {
+            nextObserver += 1
+            visibilityObservers[nextObserver] = observer
+            return ObserverToken(id: nextObserver)
+        }
+    }
+
+    /// Stops calling an observer (of changes or of visibility).
     public func removeChangeObserver(_ token: ObserverToken) {
-        _ = lock.withLock { observers.removeValue(forKey: token.id) }
+        lock.withLock {
+            observers[token.id] = nil
+            visibilityObservers[token.id] = nil
+        }
+    }
+
+    /// Tells the visibility observers which keys changed since they were last told. Called without the lock.
+    func announceVisibleChanges() {
+        let (keys, current) = lock.withLock {
+            defer { unannouncedKeys = [] }
+            return (unannouncedKeys, Array(visibilityObservers.values))
+        }
+        guard !keys.isEmpty, !current.isEmpty else { return }
+        notifications.async { for observer in current { observer(keys) } }
     }
 
     /// Calls `listener` after each write this device commits to its journal

@@ -35,6 +35,7 @@ extension DeviceStore {
             return changes
         }
         for change in changes { record(change) }
+        announceVisibleChanges()
         return changes.first
     }
 
@@ -46,7 +47,7 @@ extension DeviceStore {
         let present = sync.devices()
         for device in readers.keys where device != deviceID && !present.contains(device) && sync.hasRemovedFolder(of: device) {
             readers[device] = nil
-            changed.formUnion(merged.replace(recordsOf: device, with: []))
+            changed.formUnion(noteVisibleChanges(merged.replace(recordsOf: device, with: [])))
         }
         for device in present where device != deviceID {
             let reader = readers[device] ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: warningHandler)
@@ -56,10 +57,17 @@ extension DeviceStore {
         return changed
     }
 
-    /// Merges what a reader found, moving the clock past it. Called with the lock held.
+    /// Merges what a reader found, moving the clock past it; returns the keys
+    /// whose visible entry changed. Called with the lock held.
     func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<String> {
         if let latest = batch.latest { clock.observe(latest) }
-        return batch.replacesAll ? merged.replace(recordsOf: device, with: batch.records) : merged.apply(batch.records)
+        return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsOf: device, with: batch.records) : merged.apply(batch.records))
+    }
+
+    /// Keeps `keys` for the visibility observers, and returns them. Called with the lock held.
+    func noteVisibleChanges(_ keys: Set<String>) -> Set<String> {
+        unannouncedKeys.formUnion(keys)
+        return keys
     }
 
     /// A different store id in the sync directory: start over from its content. Called with the lock held.
@@ -83,12 +91,14 @@ extension DeviceStore {
             warningHandler("cannot write to the new store: \(error)")
         }
         _ = readOtherDevices()
-        return StoreChange(reason: .accountChange, keys: Array(before.union(merged.visible.keys)))
+        let changed = noteVisibleChanges(before.union(merged.visible.keys))
+        return StoreChange(reason: .accountChange, keys: Array(changed))
     }
 
     /// InitialSyncChange (or AccountChange) for what changed while this device
     /// was away, and QuotaViolationChange for what the quota rule set aside meanwhile.
     func announceInitialSync() {
+        lock.withLock { unannouncedKeys = [] }  // nothing was shown before this
         let remembered = state.rememberedStoreID
         if !storeIDValue.isEmpty { state.rememberedStoreID = storeIDValue }
         if let remembered, !remembered.isEmpty, !storeIDValue.isEmpty, remembered != storeIDValue {
@@ -137,7 +147,7 @@ extension DeviceStore {
             let stamp = Stamp(time: clock.now(), device: deviceID)
             try writer.compact(kept, stamp: stamp)
             ownLatest = stamp.time
-            _ = merged.replace(recordsOf: deviceID, with: kept)
+            _ = noteVisibleChanges(merged.replace(recordsOf: deviceID, with: kept))
         } catch {
             warningHandler("compaction failed, the journal keeps growing: \(error)")
         }

@@ -59,6 +59,9 @@ public final class DeviceStore: @unchecked Sendable {
     var progressInterval: TimeInterval = 10
     var observers: [Int: @Sendable (StoreChange) -> Void] = [:]
     var commitListeners: [Int: @Sendable () -> Void] = [:]
+    var visibilityObservers: [Int: @Sendable (Set<String>) -> Void] = [:]
+    /// Keys whose visible entry changed and that the visibility observers have not been told of.
+    var unannouncedKeys: Set<String> = []
     var nextObserver = 0
     var undeliveredInitialChange: StoreChange?
     var closed = false
@@ -242,7 +245,12 @@ public final class DeviceStore: @unchecked Sendable {
     /// The one write path: decide the operation under the lock, check quota, journal, merge.
     private func write(key: String, _ decide: (KeyEntry?) throws(KVStoreError) -> JournalRecord.Operation?) throws(KVStoreError) {
         var listeners: [@Sendable () -> Void] = []
-        defer { for listener in listeners { listener() } }  // after the lock is released
+        var displaced: Set<String> = []
+        defer {  // after the lock is released
+            for listener in listeners { listener() }
+            if !displaced.isEmpty { record(StoreChange(reason: .quotaViolationChange, keys: Array(displaced))) }
+            announceVisibleChanges()
+        }
         do throws(KVStoreError) {
             try QuotaUsage.checkKey(key)
             lock.lock()
@@ -253,12 +261,16 @@ public final class DeviceStore: @unchecked Sendable {
             if case let .put(key, value) = operation {
                 try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
             }
-            let record = JournalRecord(stamp: Stamp(time: clock.now(), device: deviceID), operation: operation)
-            if !merged.setAside.isEmpty { try checkAdmitted(record) }
+            let record = JournalRecord(stamp: Stamp(time: clock.now(), device: deviceID), operation: operation,
+                                       rank: rankKept(by: operation))
             try writer.append(record)
             ownLatest = record.stamp.time
             onAppend?(record)
-            _ = merged.apply([record])
+            let setAsideBefore = merged.setAside
+            let changed = merged.apply([record])
+            // The caller knows what it wrote; the quota rule may have moved other keys.
+            unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
+            displaced = merged.setAside.subtracting(setAsideBefore)
             if writer.shouldCompact { compact() }
             listeners = Array(commitListeners.values)
         } catch {
@@ -267,14 +279,14 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    /// While the quota rule sets keys aside, a write's fate follows stamp
-    /// order, not what is visible: a write that would itself be set aside is
-    /// refused (with the limit it passes), so that an acknowledged write shows.
-    private func checkAdmitted(_ record: JournalRecord) throws(KVStoreError) {
-        var trial = merged
-        _ = trial.apply([record])
-        for case let (key, value?) in record.changes where trial.setAside.contains(key) {
-            try trial.usage.checkWrite(key: key, oldSize: nil, newSize: FileForm.encode(value).count)
+    /// The quota rule's place (``JournalRecord/rank``) a write's value takes:
+    /// that of the visible value it replaces (a rename's source), so that a
+    /// write that fits what the store shows is admitted; nil (its own stamp,
+    /// the newest) for a key that shows no value. Called with the lock held.
+    private func rankKept(by operation: JournalRecord.Operation) -> Stamp? {
+        switch operation {
+        case let .put(key, _), let .rename(key, _, _): merged.visible[key]?.rank
+        case .remove, .snapshotEnd: nil
         }
     }
 }

@@ -6,12 +6,19 @@ public struct KeyEntry: Sendable, Equatable {
     public let content: [UInt8]
     /// Who wrote it and when (its mtime on every device).
     public let stamp: Stamp
+    /// Its place in the quota rule's order (``JournalRecord/rank``).
+    let rank: Stamp
 
     /// An entry for a value, computing its file form.
     public init(value: PropertyListValue, stamp: Stamp) {
+        self.init(value: value, stamp: stamp, rank: stamp)
+    }
+
+    init(value: PropertyListValue, stamp: Stamp, rank: Stamp) {
         self.value = value
         content = FileForm.encode(value)
         self.stamp = stamp
+        self.rank = rank
     }
 
     /// The value's size in bytes.
@@ -22,15 +29,25 @@ public struct KeyEntry: Sendable, Equatable {
 struct Version: Sendable, Equatable {
     let stamp: Stamp
     let value: PropertyListValue?
+    /// The value's place in the quota rule's order.
+    let rank: Stamp
+
+    init(stamp: Stamp, value: PropertyListValue?, rank: Stamp? = nil) {
+        self.stamp = stamp
+        self.value = value
+        self.rank = rank ?? stamp
+    }
 
     /// Last-writer-wins: the greater stamp. Two different records with one
     /// stamp (only a device id cloned with its state directory, or a hostile
-    /// folder, writes them) are ordered by content — a put over a tombstone,
-    /// then by the value's bytes — so that the merge stays order-independent.
+    /// folder, writes them) are ordered by content (a put over a tombstone,
+    /// then by the value's bytes, then by rank) so that the merge stays order-independent.
     func beats(_ other: Version) -> Bool {
         if stamp != other.stamp { return stamp > other.stamp }
         switch (value, other.value) {
-        case let (mine?, theirs?): return RecordCodec.valueBytes(theirs).lexicographicallyPrecedes(RecordCodec.valueBytes(mine))
+        case let (mine?, theirs?):
+            let (myBytes, theirBytes) = (RecordCodec.valueBytes(mine), RecordCodec.valueBytes(theirs))
+            return myBytes == theirBytes ? rank > other.rank : theirBytes.lexicographicallyPrecedes(myBytes)
         case (.some, nil): return true
         default: return false
         }
@@ -45,10 +62,10 @@ struct Winner: Sendable {
 
     init(_ version: Version) {
         stamp = version.stamp
-        value = version.value.map { KeyEntry(value: $0, stamp: version.stamp) }
+        value = version.value.map { KeyEntry(value: $0, stamp: version.stamp, rank: version.rank) }
     }
 
-    var version: Version { Version(stamp: stamp, value: value?.value) }
+    var version: Version { Version(stamp: stamp, value: value?.value, rank: value?.rank) }
 }
 
 /// The last-writer-wins merge of the records in every device's folder, with
@@ -107,7 +124,7 @@ struct MergedState {
     /// Notes `record`'s changes as its device's newest where they are; returns those.
     private mutating func keepNewest(_ record: JournalRecord) -> [(key: String, version: Version)] {
         record.changes.compactMap { key, value in
-            let version = Version(stamp: record.stamp, value: value)
+            let version = Version(stamp: record.stamp, value: value, rank: value == nil ? nil : record.rank)
             if let newest = devices[record.stamp.device]?[key], !version.beats(newest) { return nil }
             devices[record.stamp.device, default: [:]][key] = version
             return (key, version)
@@ -137,7 +154,7 @@ struct MergedState {
         (devices[device] ?? [:]).compactMap { key, version in
             guard winners[key]?.stamp == version.stamp else { return nil }
             let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
-            return JournalRecord(stamp: version.stamp, operation: operation)
+            return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank)
         }
         .sorted { ($0.stamp, $0.changes[0].key) < ($1.stamp, $1.changes[0].key) }
     }

@@ -4,11 +4,16 @@
 /// Each device checks its own writes against the store it sees, so only
 /// writes made concurrently on several devices can together pass a limit (the
 /// 1024 keys or the 1,048,576 bytes). Then every device admits the live
-/// winners oldest stamp first (ties by key) and sets aside each one that would
-/// pass a limit, which is what one server receiving the writes in stamp order
-/// would have refused. The rule depends only on the winners, so every device
-/// computes the same store; a set-aside value is not lost, and comes back as
-/// soon as removals make room for it (also oldest first).
+/// winners oldest first (ties by key) and sets aside each one that would pass
+/// a limit, which is what one server receiving the writes in stamp order
+/// would have refused. "Oldest" is a value's rank (``JournalRecord/rank``):
+/// its stamp, except that an overwrite of a visible key keeps the rank of the
+/// value it replaces, as that server keeps a key in the room it holds, so a
+/// write that fits what the store shows is admitted whatever is set aside.
+/// The rule depends only on the winners, so every device computes the same
+/// store. A set-aside value is not lost: it comes back, in its place, as soon
+/// as the values before it leave it room, and a later value that then no
+/// longer fits is set aside in its turn.
 enum QuotaRule {
     /// What the store shows, and what it sets aside.
     struct Admitted {
@@ -31,10 +36,10 @@ enum QuotaRule {
         return next.isWithinLimits ? next : nil
     }
 
-    /// The rule, from scratch: oldest first, each live winner that fits is admitted.
+    /// The rule, from scratch: oldest rank first, each live winner that fits is admitted.
     static func admitOldestFirst(_ winners: [String: Winner]) -> Admitted {
         let live = winners.compactMap { key, winner in winner.value.map { (key: key, entry: $0) } }
-            .sorted { ($0.entry.stamp, $0.key) < ($1.entry.stamp, $1.key) }
+            .sorted { ($0.entry.rank, $0.key) < ($1.entry.rank, $1.key) }
         var admitted = Admitted()
         for (key, entry) in live {
             if (try? admitted.usage.checkWrite(key: key, oldSize: nil, newSize: entry.size)) != nil {

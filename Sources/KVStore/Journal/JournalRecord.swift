@@ -18,11 +18,17 @@ public struct JournalRecord: Equatable, Sendable {
     public var stamp: Stamp
     /// What.
     public var operation: Operation
+    /// Where the value a put or rename stores stands in the quota rule's
+    /// oldest-first order, when that is not `stamp`: an overwrite of a
+    /// visible key keeps the place the key held, so it never needs room the
+    /// old value did not take (``QuotaRule``).
+    public var rank: Stamp?
 
     /// A record from its parts.
-    public init(stamp: Stamp, operation: Operation) {
+    public init(stamp: Stamp, operation: Operation, rank: Stamp? = nil) {
         self.stamp = stamp
         self.operation = operation
+        self.rank = rank
     }
 
     /// The key changes this record makes: each key with its new value, or nil for removed.
@@ -66,6 +72,10 @@ enum RecordCodec {
             writer.u8(4)
             writer.u32(count)
         }
+        if let rank = record.rank {  // an optional trailer: records without one read as before
+            writer.u64(rank.time.rawValue)
+            writer.raw(rank.device.bytes)
+        }
         return writer.bytes
     }
 
@@ -93,8 +103,15 @@ enum RecordCodec {
         default:
             return nil
         }
+        var rank: Stamp?
+        if !reader.isAtEnd {  // a rank: only for a value, and never later than the record
+            guard kind == 1 || kind == 3, let time = reader.u64(), let device = reader.raw(16) else { return nil }
+            let place = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
+            guard place < stamp else { return nil }
+            rank = place
+        }
         guard reader.isAtEnd else { return nil }
-        return JournalRecord(stamp: stamp, operation: operation)
+        return JournalRecord(stamp: stamp, operation: operation, rank: rank)
     }
 
     /// A value's bytes in this format: a total order on values, for the merge's tie-break.
