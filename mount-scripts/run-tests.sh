@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test (unit, real FUSE
-# mounts, sync through a shared folder, Syncthing and Unison on 127.0.0.1).
+# mounts, sync through a shared folder, Syncthing and Unison on 127.0.0.1,
+# installing), then the Debian package's (mount-scripts/test-package.sh).
 # Usage: mount-scripts/run-tests.sh [swift test options, e.g. --filter MountTests]
+#   (with options, only `swift test` runs: the package test needs a release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mount-scripts/install-deps.sh
 swift build --build-tests
+swift build --product generate-manual   # install.sh's man page, which the install tests check
 swift test --skip-build "$@"
+[ $# -gt 0 ] || mount-scripts/test-package.sh
