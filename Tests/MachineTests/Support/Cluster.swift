@@ -26,6 +26,7 @@ final class Cluster {
     /// (`--syncthing` when `integration`), the first one first, the others
     /// once the store id has reached them, as a person setting up machines would.
     init(machines count: Int, mount: Bool = true, integration: Bool = true, rescanInterval: Int = 10, watcherDelay: Int = 1) throws {
+        Self.removeLeftovers
         Self.created += 1
         prefix = "kvm-\(getpid())-\(Self.created)-"
         root = "/tmp/kvfs-machines-\(getpid())-\(Self.created)"
@@ -107,6 +108,25 @@ final class Cluster {
         let result = try runShell(script, in: "/", environment: Machine.hostEnvironment, timeout: 30)
         guard result.status == 0 else { throw MachineError("host: \(script)\n\(result)") }
     }
+
+    /// Namespaces, processes and folders of earlier test runs that were
+    /// killed before they could clean up (their pid no longer runs): gone
+    /// before the first cluster of this run is made.
+    private static let removeLeftovers: Void = {
+        _ = try? runShell(#"""
+            for ns in $(ip netns list | awk '/^kvm-[0-9]+-/ { print $1 }'); do
+                pid=${ns#kvm-}; pid=${pid%%-*}
+                [ -d /proc/$pid ] && continue
+                for p in $(ip netns pids "$ns"); do kill -9 "$p"; done
+                ip netns del "$ns"
+            done
+            for folder in /tmp/kvfs-machines-[0-9]*-[0-9]*; do
+                [ -d "$folder" ] || continue
+                pid=${folder#/tmp/kvfs-machines-}; pid=${pid%%-*}
+                [ -d /proc/$pid ] || rm -rf --one-file-system "$folder"
+            done
+            """#, in: "/", environment: Machine.hostEnvironment, timeout: 60)
+    }()
 
     /// Why machine tests cannot run here, or nil when they can.
     static let unavailableReason: String? = {

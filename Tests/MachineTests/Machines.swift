@@ -2,14 +2,15 @@ import Foundation
 import Testing
 
 /// Machines synced by Syncthing: writes from every side, partitions,
-/// machines away through a compaction, and `kvfs mount --syncthing`.
+/// machines away through a compaction, `kvfs mount --syncthing`, and (in the
+/// extensions beside this file) quota, status and retiring a device.
 ///
 /// Each machine is its own network, mount, UTS and PID namespace with its own
 /// Syncthing, sync directory, state directory and kvfs mount (see ``Cluster``).
 /// The suite runs one cluster at a time: a test starts two or three
 /// Syncthing instances, and CI machines have two cores.
-@Suite("Machines synced by Syncthing", .serialized, .enabled(if: Cluster.available))
-struct SyncthingMachineTests {
+@Suite("Machines, each in its own namespaces with Syncthing and a kvfs mount", .serialized, .enabled(if: Cluster.available))
+struct Machines {
     @Test(.timeLimit(.minutes(3)))
     func concurrentWritesFromBothMachinesAgreeWithoutConflictCopies() throws {
         try withCluster(machines: 2) { cluster in
@@ -140,3 +141,4 @@ private final class LockedErrors: @unchecked Sendable {
     func append(_ error: Error) { lock.withLock { errors.append(error) } }
     var first: Error? { lock.withLock { errors.first } }
 }
+
