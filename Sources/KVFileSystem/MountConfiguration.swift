@@ -36,6 +36,7 @@ public struct MountConfiguration: Sendable {
         if polling { parts.append("polling") }
         if debug { parts.append("debug") }
         if mountOverFiles { parts.append("nonempty") }
+        if let syncthing { parts.append("syncthing=\(syncthing)") }  // the URL; never the key
         let extra = scratchPatterns.filter { !Self.defaultScratchPatterns.contains($0) }
         parts += extra.map { "scratch=\($0)" } + fuseOptions
         return parts.joined(separator: ",")
