@@ -25,7 +25,8 @@ final class Cluster {
     /// instances and links every pair; with `mount`, mounts kvfs on each
     /// (`--syncthing` when `integration`), the first one first, the others
     /// once the store id has reached them, as a person setting up machines would.
-    init(machines count: Int, mount: Bool = true, integration: Bool = true, rescanInterval: Int = 10, watcherDelay: Int = 1) throws {
+    init(machines count: Int, syncthing: Bool = true, mount: Bool = true, integration: Bool = true,
+         rescanInterval: Int = 10, watcherDelay: Int = 1) throws {
         Self.removeLeftovers
         Self.created += 1
         prefix = "kvm-\(getpid())-\(Self.created)-"
@@ -44,11 +45,13 @@ final class Cluster {
                     """)
                 try machine.startHolder()
             }
-            for machine in machines { try machine.configureSyncthing(rescanInterval: rescanInterval, watcherDelay: watcherDelay) }
-            for machine in machines { try machine.startSyncthing() }
-            for machine in machines { try machine.link(to: machines) }
-            try waitFor(seconds: 60, "every Syncthing connected to every other") {
-                machines.allSatisfy { $0.connectedPeers() == machines.count - 1 }
+            if syncthing {
+                for machine in machines { try machine.configureSyncthing(rescanInterval: rescanInterval, watcherDelay: watcherDelay) }
+                for machine in machines { try machine.startSyncthing() }
+                for machine in machines { try machine.link(to: machines) }
+                try waitFor(seconds: 60, "every Syncthing connected to every other") {
+                    machines.allSatisfy { $0.connectedPeers() == machines.count - 1 }
+                }
             }
             if mount {
                 for (index, machine) in machines.enumerated() {
@@ -154,10 +157,11 @@ final class Cluster {
 }
 
 /// Runs `body` with a fresh cluster, closed afterwards whatever happens.
-func withCluster(machines count: Int, integration: Bool = true, rescanInterval: Int = 10, watcherDelay: Int = 1,
-                 _ body: (Cluster) throws -> Void) throws {
+func withCluster(machines count: Int, syncthing: Bool = true, mount: Bool = true, integration: Bool = true,
+                 rescanInterval: Int = 10, watcherDelay: Int = 1, _ body: (Cluster) throws -> Void) throws {
     try MountEnvironment.requireBinary()
-    let cluster = try Cluster(machines: count, integration: integration, rescanInterval: rescanInterval, watcherDelay: watcherDelay)
+    let cluster = try Cluster(machines: count, syncthing: syncthing, mount: mount, integration: integration,
+                              rescanInterval: rescanInterval, watcherDelay: watcherDelay)
     defer { cluster.close() }
     try body(cluster)
 }

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// A sync directory that another machine changes behind the kernel's back, as on NFS.
+///
+/// This machine's kernel has no NFS client (no `nfs` in /proc/filesystems and
+/// no modules to load), so a FUSE view stands in for the NFS mount: m1 sees m2's
+/// folder through `bindfs` in its own mount namespace. As with NFS, inotify on
+/// the view never hears of m2's writes (they do not pass through it), and the
+/// kernel caches attributes for a while (FUSE's one second, NFS's three).
+extension Machines {
+    @Test(.enabled(if: ShellTool.bindfs.isInstalled, "needs bindfs (apt-get install bindfs)"), .timeLimit(.minutes(2)))
+    func pollingNoticesWritesToAFolderChangedElsewhere() throws {
+        try withCluster(machines: 2, syncthing: false, mount: false) { cluster in
+            let (m1, m2) = (cluster.machines[0], cluster.machines[1])
+            try m2.mount(integration: false)
+            let view = m1.folder + "/view"
+            try m1.ok("""
+                mkdir -p "\(view)" "$T/blind" && bindfs "\(m2.sync)" "\(view)"
+                kvfs mount "$M" --sync-dir "\(view)" --state-dir "$STATE" --polling --poll-interval 0.5
+                # The control: the same view through inotify alone, polling only hourly.
+                kvfs mount "$T/blind" --sync-dir "\(view)" --state-dir "$T/blind-state" --poll-interval 3600
+                """.replacingOccurrences(of: "$T", with: m1.folder))
+            try m2.ok("echo from-m2 > \"$M/k\"")
+            try m1.ok("""
+                n=0
+                until [ "$(cat "$M/k" 2>/dev/null)" = from-m2 ]; do n=$((n + 1)); [ $n -lt 100 ] || exit 1; sleep 0.05; done
+                """)
+            #expect(try m1.run("sleep 2; cat \"\(m1.folder)/blind/k\"").status != 0, "inotify heard of a write made elsewhere: the view is no stand-in for NFS")
+            try m1.ok("echo from-m1 > \"$M/j\"")
+            try m2.ok("""
+                n=0
+                until [ "$(cat "$M/j" 2>/dev/null)" = from-m1 ]; do n=$((n + 1)); [ $n -lt 100 ] || exit 1; sleep 0.05; done
+                """)
+            try m1.ok("kvfs unmount \"\(m1.folder)/blind\"; kvfs unmount \"$M\"; fusermount3 -u \"\(view)\"")
+        }
+    }
+}
+
+/// A program a test needs besides the usual ones.
+enum ShellTool: String {
+    case bindfs
+
+    /// Whether it is on `PATH`; prints why a test skips when it is not.
+    var isInstalled: Bool {
+        let found = (try? runShell("command -v \(rawValue)", in: "/", environment: Machine.hostEnvironment, timeout: 10))?.status == 0
+        if !found { print("MachineTests: \(rawValue) is not installed; the tests that need it are skipped") }
+        return found
+    }
+}
