@@ -1,4 +1,5 @@
 import Foundation
+import KVStore
 import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -83,10 +84,9 @@ final class LogSink: Sendable {
         }
     }
 
-    /// Opens `path` for appending (owner-only) as standard error.
+    /// Opens `path` for appending (owner-only, never through a link) as standard error.
     private static func reopen(_ path: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
+        guard let fd = try? PrivateFile.openForAppending(path) else { return }
         dup2(fd, 2)
         close(fd)
     }

@@ -11,7 +11,7 @@ enum StoreAccess {
         if let answered = try ControlSocket.send(request, stateDirectory: options.stateURL.path) {
             reply = answered
         } else {
-            let store = try DeviceStore(syncDirectory: options.syncURL, stateDirectory: options.stateURL)
+            let store = try DeviceStore(syncDirectory: options.syncURL, stateDirectory: options.stateURL, readOnly: request.onlyReads)
             defer { store.close() }
             reply = request.perform(on: store)
         }

@@ -20,6 +20,15 @@ enum StoreRequest: Codable, Sendable {
         }
     }
 
+    /// Whether the request only reads the store: it is then opened read-only
+    /// (nothing created or written, so a read-only sync directory serves).
+    var onlyReads: Bool {
+        switch self {
+        case .get, .list, .status: true
+        case .set, .remove: false
+        }
+    }
+
     /// Runs the request: what the command prints, or why it failed.
     func perform(on store: DeviceStore) -> StoreReply {
         do {

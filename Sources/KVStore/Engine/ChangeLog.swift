@@ -5,26 +5,30 @@ import Glibc
 
 /// `.kvfs/changes.log`: one JSON line per change that did not come through
 /// this device, plus quota refusals. It lives in the state directory, so it
-/// survives remounts, and keeps its newest half when it passes its cap.
+/// survives remounts, and keeps its newest half when it passes its cap. It
+/// is private (0600) and never written through a link; a store opened
+/// read-only leaves it alone.
 final class ChangeLog: @unchecked Sendable {
     let path: String
     let capacity: Int
+    private let isWritable: Bool
     private let lock = NSLock()
     private var nextSequence: Int
 
-    init(path: String, capacity: Int = 1 << 20) {
+    init(path: String, capacity: Int = 1 << 20, isWritable: Bool = true) {
         self.path = path
         self.capacity = capacity
+        self.isWritable = isWritable
         nextSequence = Self.lastSequence(path) + 1
     }
 
     /// Appends a line for `change`.
     func append(_ change: StoreChange) {
+        guard isWritable else { return }
         lock.withLock {
             let line = Self.line(change, sequence: nextSequence)
             nextSequence += 1
-            let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { return }
+            guard let fd = try? Files.openForAppending(path) else { return }
             _ = try? Files.writeAll(fd, Array(line.utf8), path: path)
             let size = Int(lseek(fd, 0, SEEK_END))
             close(fd)

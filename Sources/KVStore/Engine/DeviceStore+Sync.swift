@@ -43,10 +43,11 @@ extension DeviceStore {
     /// folder was removed, as a fresh reader of the folder would; returns the
     /// keys whose value changed. Called with the lock held.
     func readOtherDevices() -> Set<String> {
-        var changed: Set<String> = []
+        var changed = releaseHeldBack()
         let present = sync.devices()
         for device in readers.keys where device != deviceID && !present.contains(device) && sync.hasRemovedFolder(of: device) {
             readers[device] = nil
+            heldBack.forget(device)
             changed.formUnion(noteVisibleChanges(merged.replace(recordsOf: device, with: [])))
         }
         for device in present where device != deviceID {
@@ -57,11 +58,12 @@ extension DeviceStore {
         return changed
     }
 
-    /// Merges what a reader found, moving the clock past it; returns the keys
-    /// whose visible entry changed. Called with the lock held.
+    /// Merges what a reader found, moving the clock past it, less what is
+    /// stamped too far ahead (``admit(_:from:)``); returns the keys whose
+    /// visible entry changed. Called with the lock held.
     func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<String> {
-        if let latest = batch.latest { clock.observe(latest) }
-        return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsOf: device, with: batch.records) : merged.apply(batch.records))
+        let records = admit(batch, from: device)
+        return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsOf: device, with: records) : merged.apply(records))
     }
 
     /// Keeps `keys` for the visibility observers, and returns them. Called with the lock held.
@@ -79,6 +81,7 @@ extension DeviceStore {
         if arrived { return nil }
         let before = Set(merged.visible.keys)
         merged = MergedState()
+        heldBack = HeldBackRecords()
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: warningHandler)
         readers = [deviceID: ownReader]
         let own = ownReader.readNew()
@@ -86,7 +89,7 @@ extension DeviceStore {
         ownLatest = own.latest
         do {
             try sync.setName(deviceName, of: deviceID)
-            writer = try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader)
+            writer = try writer.reopened(on: sync.folder(of: deviceID), recoveredBy: ownReader)
         } catch {
             warningHandler("cannot write to the new store: \(error)")
         }
@@ -135,7 +138,7 @@ extension DeviceStore {
             return (key, record.stamp)
         }
         let peers = Set(sync.devices()).union(readers.keys).subtracting([deviceID]).map { device in
-            TombstoneCollection.Peer(progress: sync.progress(of: device), readUpTo: readers[device]?.contiguous,
+            TombstoneCollection.Peer(progress: sync.progress(of: device), readUpTo: mergedUpTo(device),
                                      newest: merged.devices[device] ?? [:])
         }
         let collectable = TombstoneCollection.collectable(tombstones, of: deviceID, peers: peers)
@@ -144,7 +147,7 @@ extension DeviceStore {
             return true
         }
         do {
-            let stamp = Stamp(time: clock.now(), device: deviceID)
+            let stamp = Stamp(time: try clock.now(), device: deviceID)
             try writer.compact(kept, stamp: stamp)
             ownLatest = stamp.time
             _ = noteVisibleChanges(merged.replace(recordsOf: deviceID, with: kept))
@@ -155,10 +158,13 @@ extension DeviceStore {
 
     /// Someone removed this device's folder (or a synchronizer carried its
     /// removal over): write it again from what this device holds, so that its
-    /// records stay in the store. Called with the lock held.
+    /// records stay in the store — and the store's id with them, when the
+    /// whole sync directory went, so that no device takes it for another store.
+    /// Called with the lock held.
     private func rewriteOwnFolderIfGone() {
         guard !writer.isInPlace else { return }
         warningHandler("\(writer.folder.path) vanished; writing it again")
+        try? sync.restoreStoreID(storeIDValue)
         try? sync.setName(deviceName, of: deviceID)
         compact()
         publishedProgress = nil
@@ -167,8 +173,9 @@ extension DeviceStore {
     /// Publishes how far this device has read every other one, if that
     /// changed (see ``TombstoneCollection``). Called with the lock held.
     func publishProgress() {
+        guard !isReadOnly && !writer.isDisplaced else { return }
         var read: [DeviceID: HLCTimestamp] = [:]
-        for (device, reader) in readers where device != deviceID { read[device] = reader.contiguous }
+        for device in readers.keys where device != deviceID { read[device] = mergedUpTo(device) }
         let progress = ReadProgress(own: ownLatest, read: read)
         guard progress != publishedProgress else { return }
         do {

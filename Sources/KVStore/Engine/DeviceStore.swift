@@ -33,6 +33,9 @@ public final class DeviceStore: @unchecked Sendable {
     public let deviceID: DeviceID
     /// This device's name, as other devices show it.
     public let deviceName: String
+    /// Whether the store was opened only to be read: then nothing in the sync
+    /// directory or the state directory is created or written.
+    public let isReadOnly: Bool
     /// The path of the change log.
     public var changeLogPath: String { changeLog.path }
 
@@ -48,6 +51,8 @@ public final class DeviceStore: @unchecked Sendable {
     var merged = MergedState()
     var writer: JournalWriter
     var readers: [DeviceID: DeviceFolderReader] = [:]
+    /// Other devices' records stamped too far ahead of this device's clock, for later.
+    var heldBack = HeldBackRecords()
     var names: [DeviceID: String] = [:]
     var storeIDValue: String
     var lastSyncTime: Date?
@@ -98,35 +103,44 @@ public final class DeviceStore: @unchecked Sendable {
     /// - Parameters:
     ///   - stateDirectory: this device's folder; by default one under `$XDG_STATE_HOME/kvfs/`.
     ///   - deviceName: how other devices name this one; by default the host name.
+    ///   - deviceName: how other devices name this one; by default the name it
+    ///     has, or the host name for a new device. Only a name given here renames a device.
     ///   - owner: what the lock file tells other processes about this one (e.g. the mount point).
+    ///   - readOnly: open only to read (`kvfs get`, `ls`, `status`): nothing is
+    ///     created or written, so a read-only sync directory serves; writes
+    ///     throw. A reader takes no lock, but throws as a writer would while a
+    ///     process holds the state directory.
     ///   - clock: the clock that stamps writes (tests give a skewed one).
     ///   - warn: where warnings about foreign or corrupt files go (standard error by default).
     /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when another process has the state directory.
     public init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil,
-                owner: String = "", clock: HybridLogicalClock = HybridLogicalClock(),
+                owner: String = "", readOnly: Bool = false, clock: HybridLogicalClock = HybridLogicalClock(),
                 warn: @escaping @Sendable (String) -> Void = DeviceStore.printWarning) throws(KVStoreError) {
         self.syncDirectory = syncDirectory.standardizedFileURL
         self.stateDirectory = (stateDirectory ?? Self.defaultStateDirectory(for: syncDirectory)).standardizedFileURL
         self.clock = clock
+        isReadOnly = readOnly
         warningHandler = warn
-        state = try StateDirectory(path: self.stateDirectory.path)
-        try state.lock(owner: owner)
-        deviceID = try state.deviceID()
-        sync = SyncDirectory(path: self.syncDirectory.path)
+        state = try StateDirectory(path: self.stateDirectory.path, readOnly: readOnly)
+        if readOnly { try state.checkNotHeld() } else { try state.lock(owner: owner) }
+        sync = SyncDirectory(path: self.syncDirectory.path, isWritable: !readOnly)
+        let claim = WriterClaim(statePath: state.path, stateInode: state.inode)
+        deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
         storeIDValue = try sync.createStoreIfNeeded(for: deviceID)
-        self.deviceName = deviceName ?? ProcessInfo.processInfo.hostName
-        try sync.setName(self.deviceName, of: deviceID)
-        changeLog = ChangeLog(path: state.changeLogPath)
+        self.deviceName = try Self.settleName(deviceName, of: deviceID, in: sync)
+        changeLog = ChangeLog(path: state.changeLogPath, isWritable: !readOnly)
         // The own folder is read before the writer opens it: the reader finds where its whole records end.
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: warn)
         let own = ownReader.readNew()
-        writer = try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader)
+        writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
+            : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim)
         lock.withLock {
             readers[deviceID] = ownReader
             _ = merge(own, from: deviceID)
             ownLatest = own.latest
             _ = readOtherDevices()
         }
+        guard !readOnly else { return }
         announceInitialSync()
         lock.withLock { publishProgress() }
         startDurabilityTimer()
@@ -261,7 +275,7 @@ public final class DeviceStore: @unchecked Sendable {
             if case let .put(key, value) = operation {
                 try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
             }
-            let record = JournalRecord(stamp: Stamp(time: clock.now(), device: deviceID), operation: operation,
+            let record = JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
                                        rank: rankKept(by: operation))
             try writer.append(record)
             ownLatest = record.stamp.time

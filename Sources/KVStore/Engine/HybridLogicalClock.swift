@@ -11,6 +11,13 @@ public struct HLCTimestamp: Comparable, Hashable, Sendable, CustomStringConverti
     /// A timestamp from its packed form.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// The latest timestamp a record may carry: the last millisecond of the
+    /// year 9999, with the largest counter. The journal's reader refuses any
+    /// later stamp (honouring one would push every clock that reads it to the
+    /// end of the 48-bit range), and the clock never issues one, so this
+    /// device never writes a record its own reader would drop.
+    public static let latest = HLCTimestamp(milliseconds: 253_402_300_799_999, counter: .max)
+
     /// A timestamp from its parts.
     public init(milliseconds: UInt64, counter: UInt16) {
         rawValue = milliseconds << 16 | UInt64(counter)
@@ -53,7 +60,20 @@ public struct Stamp: Comparable, Hashable, Sendable {
 
 /// A hybrid logical clock: never goes backwards, and moves past every
 /// timestamp it has seen, so a device that read a write always writes after it.
+///
+/// A remote timestamp moves it only within ``maximumOffset`` of this
+/// device's wall clock, as CockroachDB's clock refuses a remote wall time
+/// past its max-offset and the HLC paper bounds how far the logical clock
+/// may run ahead of the physical one: one record stamped in the year 9999
+/// must not drag every later write of this device there. The store holds
+/// such a record back until the wall clock comes within reach of it.
 public final class HybridLogicalClock: Sendable {
+    /// How far ahead of this device's wall clock a remote stamp may be and
+    /// still move the clock: 24 hours. Wide enough for clocks that are merely
+    /// wrong (a time zone kept in the hardware clock is off by up to 14 hours),
+    /// narrow enough that a wrong date cannot carry every device's writes along.
+    public static let maximumOffset: UInt64 = 24 * 3600 * 1000
+
     private let last = Mutex(HLCTimestamp(rawValue: 0))
     private let wallClock: @Sendable () -> UInt64
 
@@ -68,22 +88,49 @@ public final class HybridLogicalClock: Sendable {
     }
 
     /// A timestamp later than every one this clock has issued or observed.
-    public func now() -> HLCTimestamp {
+    ///
+    /// - Throws: ``KVStoreError/clockOutOfRange(_:)`` when that timestamp
+    ///   would pass ``HLCTimestamp/latest`` (the wall clock, or a stamp this
+    ///   device wrote earlier, reads past the year 9999): a record stamped so
+    ///   would be refused by every reader, this one included.
+    public func now() throws(KVStoreError) -> HLCTimestamp {
         let wall = wallClock()
-        return last.withLock { last in
+        return try last.withLock { (last) throws(KVStoreError) -> HLCTimestamp in
+            let next: HLCTimestamp
             if wall > last.milliseconds {
-                last = HLCTimestamp(milliseconds: wall, counter: 0)
+                next = HLCTimestamp(milliseconds: min(wall, HLCTimestamp.latest.milliseconds + 1), counter: 0)
             } else if last.counter == .max {
-                last = HLCTimestamp(milliseconds: last.milliseconds + 1, counter: 0)
+                next = HLCTimestamp(milliseconds: last.milliseconds + 1, counter: 0)
             } else {
-                last = HLCTimestamp(milliseconds: last.milliseconds, counter: last.counter + 1)
+                next = HLCTimestamp(milliseconds: last.milliseconds, counter: last.counter + 1)
             }
-            return last
+            guard next <= HLCTimestamp.latest else { throw .clockOutOfRange(next) }
+            last = next
+            return next
         }
     }
 
-    /// Moves the clock past a timestamp read from elsewhere.
-    public func observe(_ time: HLCTimestamp) {
+    /// The latest remote timestamp the clock follows now: ``maximumOffset`` past the wall clock.
+    public func horizon() -> HLCTimestamp {
+        let milliseconds = wallClock().addingReportingOverflow(Self.maximumOffset)
+        guard !milliseconds.overflow, milliseconds.partialValue < HLCTimestamp.latest.milliseconds else { return .latest }
+        return HLCTimestamp(milliseconds: milliseconds.partialValue, counter: .max)
+    }
+
+    /// Moves the clock past a timestamp read from another device, unless it
+    /// is past ``horizon()``: then the clock stays, and this returns false.
+    @discardableResult
+    public func observe(_ time: HLCTimestamp) -> Bool {
+        guard time <= horizon() else { return false }
+        last.withLock { last in last = max(last, time) }
+        return true
+    }
+
+    /// Moves the clock past a timestamp this device wrote itself, however far
+    /// ahead: its next write must come after its earlier ones, or it would
+    /// lose to them. (Stamps past ``HLCTimestamp/latest`` never get here: the
+    /// reader refuses them.)
+    public func observeOwn(_ time: HLCTimestamp) {
         last.withLock { last in last = max(last, time) }
     }
 }

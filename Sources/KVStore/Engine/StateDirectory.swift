@@ -6,19 +6,29 @@ import Glibc
 /// A device's private folder (never in the sync directory): its id, the lock
 /// that gives it to one process, the store id it joined, the stamps it last
 /// saw (for InitialSyncChange), and its change log.
+///
+/// It is created 0700 (with missing parents, as the XDG base-directory spec
+/// asks), its files 0600, and nothing in it is opened through a link (see
+/// ``Folder``). Opened read-only, it is neither created nor written.
 final class StateDirectory {
     let path: String
+    /// The folder; nil when opened read-only and it does not exist.
+    private let folder: Folder?
     private var lockDescriptor: Int32 = -1
 
-    init(path: String) throws(KVStoreError) {
+    init(path: String, readOnly: Bool = false) throws(KVStoreError) {
         self.path = path
-        try Files.makeDirectory(path)
+        folder = try Folder.open(path, create: !readOnly, writable: !readOnly)
     }
 
     deinit { unlock() }
 
-    var lockPath: String { path + "/lock" }
     var changeLogPath: String { path + "/changes.log" }
+    private var lockPath: String { path + "/lock" }
+
+    /// What a copy of this folder does not carry: its inode number, which a
+    /// copy (`cp -r`, a restore elsewhere) gets anew and a rename keeps (0: unknown).
+    var inode: UInt64 { folder?.inode ?? 0 }
 
     /// Takes the folder for this process, or says who has it.
     ///
@@ -27,11 +37,10 @@ final class StateDirectory {
     /// its exec), so when the lock file names this process, taking the lock
     /// is tried again for half a second.
     func lock(owner: String) throws(KVStoreError) {
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd < 0 { throw Files.error(lockPath, "cannot open lock") }
+        let fd = try writableFolder().openFile("lock", O_RDWR | O_CREAT) ?? -1
         let deadline = Date().addingTimeInterval(0.5)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = Self.holder(of: lockPath)
+            let holder = holder()
             if holder.map(Self.namesThisProcess) == true && Date() < deadline {
                 usleep(5000)
                 continue
@@ -41,6 +50,16 @@ final class StateDirectory {
         }
         lockDescriptor = fd
         recordOwner(owner)
+    }
+
+    /// For a reader, which takes no lock: throws as ``lock(owner:)`` would
+    /// when a process holds the folder (so the command line goes through its mount).
+    func checkNotHeld() throws(KVStoreError) {
+        guard let fd = try folder?.openFile("lock", O_RDONLY) else { return }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) != 0 {
+            throw .stateDirectoryBusy(path: path, holder: holder() ?? "another process")
+        }
     }
 
     /// Replaces what the lock file says about its holder (its pid, and a mount point once mounted).
@@ -61,36 +80,42 @@ final class StateDirectory {
     }
 
     /// What the lock file says about whoever holds it.
-    static func holder(of lockPath: String) -> String? {
-        guard let bytes = try? Files.read(lockPath), !bytes.isEmpty else { return nil }
+    private func holder() -> String? {
+        guard let bytes = try? folder?.read("lock"), !bytes.isEmpty else { return nil }
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// This device's id, created on first use.
+    /// This device's id, created on first use. Read-only, a folder without
+    /// one gets an id for this process alone, which nothing records.
     func deviceID() throws(KVStoreError) -> DeviceID {
-        let file = path + "/device-id"
-        if let bytes = try Files.read(file),
+        if let bytes = try folder?.read("device-id"),
            let id = DeviceID(hex: String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) {
             return id
         }
+        guard folder?.isWritable == true else { return DeviceID.random() }
+        return try newDeviceID()
+    }
+
+    /// Gives this folder a new device id (it was found to be a copy of another device's folder).
+    func newDeviceID() throws(KVStoreError) -> DeviceID {
         let id = DeviceID.random()
-        try Files.writeAtomically(file, Array((id.hex + "\n").utf8))
+        try writableFolder().writeAtomically("device-id", Array((id.hex + "\n").utf8))
         return id
     }
 
     /// The store id this device last served, if any.
     var rememberedStoreID: String? {
         get {
-            guard let bytes = try? Files.read(path + "/store-id") else { return nil }
+            guard let bytes = try? folder?.read("store-id") else { return nil }
             return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        set { try? Files.writeAtomically(path + "/store-id", Array(((newValue ?? "") + "\n").utf8)) }
+        set { try? folder?.writeAtomically("store-id", Array(((newValue ?? "") + "\n").utf8)) }
     }
 
     /// What this device showed when it last ran, or nil for a new device:
     /// the stamp of each visible key, and of each key the quota rule set aside.
     func seen() -> (visible: [String: Stamp], setAside: [String: Stamp])? {
-        guard let bytes = try? Files.read(path + "/seen.log") else { return nil }
+        guard let bytes = try? folder?.read("seen.log") else { return nil }
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
         var seen: (visible: [String: Stamp], setAside: [String: Stamp]) = ([:], [:])
         for record in scan.records {
@@ -112,6 +137,11 @@ final class StateDirectory {
         for (key, stamp) in setAside {
             bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .put(key: key, value: .bool(false))))
         }
-        try? Files.writeAtomically(path + "/seen.log", bytes)
+        try? folder?.writeAtomically("seen.log", bytes)
+    }
+
+    private func writableFolder() throws(KVStoreError) -> Folder {
+        guard let folder, folder.isWritable else { throw .readOnly(path: path) }
+        return folder
     }
 }

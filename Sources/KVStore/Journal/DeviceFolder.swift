@@ -8,8 +8,15 @@ import Foundation
 /// Snapshot G stands for every segment before G; segment G continues it.
 /// Anything else in the folder (synchronizer temp files, conflict copies,
 /// `.DS_Store`) is not the store's and is ignored.
+///
+/// The folder is opened afresh for each use, from the sync directory down
+/// (it may have been removed and made again meanwhile), and neither `devices`
+/// nor the device's folder may be a symbolic link (see ``Folder``).
 struct DeviceFolder: Sendable {
+    /// `<sync directory>/devices/<device id>`.
     let path: String
+    /// False when the store was opened read-only: the folder is then never created or written.
+    var isWritable = true
 
     static func segmentName(_ generation: UInt64) -> String { "journal-" + hex(generation) + ".log" }
     static func snapshotName(_ generation: UInt64) -> String { "snapshot-" + hex(generation) + ".snap" }
@@ -17,11 +24,26 @@ struct DeviceFolder: Sendable {
     func segmentPath(_ generation: UInt64) -> String { path + "/" + Self.segmentName(generation) }
     func snapshotPath(_ generation: UInt64) -> String { path + "/" + Self.snapshotName(generation) }
 
+    /// The folder, or nil when it (or the sync directory) does not exist. With
+    /// `create`, it is made (with `devices` and the sync directory, each 0700).
+    func open(create: Bool = false) throws(KVStoreError) -> Folder? {
+        let devices = (path as NSString).deletingLastPathComponent
+        let sync = (devices as NSString).deletingLastPathComponent
+        return try Folder.open(sync, create: create, writable: isWritable)?
+            .folder((devices as NSString).lastPathComponent, create: create)?
+            .folder((path as NSString).lastPathComponent, create: create)
+    }
+
+    /// A file's bytes from `offset` (at most `limit`), or nil when it or the folder does not exist.
+    func read(_ name: String, from offset: Int, limit: Int) throws(KVStoreError) -> [UInt8]? {
+        try open()?.read(name, from: offset, limit: limit)
+    }
+
     /// The generations of the snapshots and segments present, each sorted.
     func listing() -> (snapshots: [UInt64], segments: [UInt64]) {
         var snapshots: [UInt64] = []
         var segments: [UInt64] = []
-        for name in Files.list(path) {
+        for name in ((try? open()) ?? nil)?.names() ?? [] {
             if let generation = Self.generation(name, prefix: "snapshot-", suffix: ".snap") {
                 snapshots.append(generation)
             } else if let generation = Self.generation(name, prefix: "journal-", suffix: ".log") {

@@ -119,7 +119,7 @@ final class DeviceFolderReader {
     /// A file's bytes from `offset`, or nil when it vanished or cannot be read (said once).
     private func read(_ path: String, from offset: Int) -> [UInt8]? {
         do throws(KVStoreError) {
-            return try Files.read(path, from: offset, limit: Self.readLimit, followLinks: false)
+            return try folder.read((path as NSString).lastPathComponent, from: offset, limit: Self.readLimit)
         } catch {
             warnOnce("\(error); skipped")
             return nil

@@ -46,9 +46,6 @@ public struct JournalRecord: Equatable, Sendable {
 enum RecordCodec {
     /// The format version, the first byte of every payload.
     static let version: UInt8 = 1
-    /// Stamps later than the year 9999 are junk: honouring one would push every
-    /// clock that reads it to the end of the HLC's 48-bit millisecond range.
-    static let latestMilliseconds: UInt64 = 253_402_300_799_999
 
     static func encode(_ record: JournalRecord) -> [UInt8] {
         var writer = ByteWriter()
@@ -84,7 +81,7 @@ enum RecordCodec {
     static func decode(_ payload: UnsafeRawBufferPointer) -> JournalRecord? {
         var reader = ByteReader(payload)
         guard reader.u8() == version, let time = reader.u64(), let device = reader.raw(16),
-              HLCTimestamp(rawValue: time).milliseconds <= latestMilliseconds, let kind = reader.u8() else { return nil }
+              HLCTimestamp(rawValue: time) <= .latest, let kind = reader.u8() else { return nil }
         let stamp = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
         let operation: JournalRecord.Operation
         switch kind {

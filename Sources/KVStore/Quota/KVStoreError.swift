@@ -27,6 +27,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case stateDirectoryBusy(path: String, holder: String)
     /// A file of the store could not be read or written.
     case io(path: String, reason: String)
+    /// The next write would be stamped past ``HLCTimestamp/latest``, which no reader accepts.
+    case clockOutOfRange(HLCTimestamp)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -45,7 +47,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidValue: EINVAL
         case .keyExists: EEXIST
         case .stateDirectoryBusy: EBUSY
-        case .io: EIO
+        case .io, .clockOutOfRange: EIO
         }
     }
 
@@ -78,6 +80,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "state directory \(path) is in use by \(holder); stop that process, or open the store with another state directory"
         case let .io(path, reason):
             "\(path): \(reason)"
+        case let .clockOutOfRange(time):
+            "cannot stamp a write at \(time): a record may carry no time past the year 9999; set the system clock to the right date (or this device wrote records stamped that late)"
         }
     }
 }

@@ -81,7 +81,7 @@ struct HostileFilesTests {
         payload.u8(RecordCodec.version); payload.u64(HLCTimestamp(milliseconds: 5, counter: 0).rawValue)
         payload.raw(other.bytes); payload.u8(2); payload.blob([0xFF, 0xFE])
         badUTF8.u32(UInt32(payload.bytes.count)); badUTF8.u32(CRC32C.checksum(payload.bytes)); badUTF8.raw(payload.bytes)
-        let future = record(other, RecordCodec.latestMilliseconds + 1, .put(key: "future", value: .integer(1)))
+        let future = record(other, HLCTimestamp.latest.milliseconds + 1, .put(key: "future", value: .integer(1)))
         let bytes = frames([record(other, 1, .put(key: "before", value: .integer(1)))]) + huge.bytes + badUTF8.bytes
             + frames([future, record(other, 2, .put(key: "after", value: .integer(2)))])
         try append(bytes, to: fixture.root.path + "/sync/devices/\(other.hex)/" + DeviceFolder.segmentName(1))
@@ -90,7 +90,7 @@ struct HostileFilesTests {
         #expect(store.values == ["before": .integer(1), "after": .integer(2)])
         #expect(fixture.warnings.contain("corrupt bytes"))
         try store.set(.integer(3), forKey: "mine")
-        #expect(store.entry(forKey: "mine")!.stamp.time.milliseconds < RecordCodec.latestMilliseconds)
+        #expect(store.entry(forKey: "mine")!.stamp.time.milliseconds < HLCTimestamp.latest.milliseconds)
     }
 
     @Test func filesThatAreNotRegularFilesAreSkippedNotHungOn() throws {

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Stamps from the future (SPEC "The sync directory": a remote stamp too far
+/// in the future is held back with a warning instead of dragging the clock
+/// along). See ``HybridLogicalClock/maximumOffset`` and ``HeldBackRecords``.
+extension DeviceStore {
+    /// The records of `batch` that merge now, the clock moved past them.
+    ///
+    /// All of this device's own records do: its clock must pass them, or its
+    /// next write would lose to its earlier ones. Another device's records
+    /// stamped past the clock's horizon are held back, with a warning when
+    /// that device starts being held back. Called with the lock held.
+    func admit(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> [JournalRecord] {
+        let horizon = clock.horizon()
+        if device == deviceID {
+            if let latest = batch.latest {
+                clock.observeOwn(latest)
+                if latest > horizon {
+                    warningHandler("this device's own records are stamped up to \(latest), more than \(Self.offsetText) ahead of its clock: it writes after them, and other devices hold its writes back until their clocks come within \(Self.offsetText) of that; check this machine's clock")
+                }
+            }
+            return batch.records
+        }
+        let now = batch.records.filter { $0.stamp.time <= horizon }
+        let later = batch.records.filter { $0.stamp.time > horizon }
+        if heldBack.hold(later, of: device, replacing: batch.replacesAll), let latest = later.map(\.stamp.time).max() {
+            warningHandler("\(sync.folder(of: device).path): records stamped up to \(latest) are more than \(Self.offsetText) ahead of this device's clock; they are held back until it comes within \(Self.offsetText) of them; check the clocks of both machines")
+        }
+        let within = now.map(\.stamp.time) + [batch.latest].compactMap { $0 }.filter { $0 <= horizon }
+        if let latest = within.max() { clock.observe(latest) }
+        return now
+    }
+
+    /// Merges the held-back records whose time has come; returns the keys
+    /// whose value changed. Called with the lock held.
+    func releaseHeldBack() -> Set<String> {
+        guard !heldBack.isEmpty else { return [] }
+        var changed: Set<String> = []
+        for records in heldBack.release(upTo: clock.horizon()).values {
+            if let latest = records.map(\.stamp.time).max() { clock.observe(latest) }
+            changed.formUnion(merged.apply(records))
+        }
+        return changed
+    }
+
+    /// How far this device has read and merged `device`'s records without a
+    /// gap: its reader's ``DeviceFolderReader/contiguous``, short of the first
+    /// record held back. Called with the lock held.
+    func mergedUpTo(_ device: DeviceID) -> HLCTimestamp? {
+        guard let read = readers[device]?.contiguous else { return nil }
+        guard let held = heldBack.earliest(of: device) else { return read }
+        return min(read, HLCTimestamp(rawValue: held.rawValue - 1))
+    }
+
+    private static var offsetText: String { "\(HybridLogicalClock.maximumOffset / 3_600_000) hours" }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Who this device is: its id and its name, settled when the store opens.
+extension DeviceStore {
+    /// This device's id, from the state directory; a new one when the state
+    /// directory proves to be a copy of the one that writes that id's folder
+    /// (``WriterClaim``): two processes must never write as one device.
+    static func ownDeviceID(state: StateDirectory, sync: SyncDirectory, claim: WriterClaim,
+                            warn: (String) -> Void) throws(KVStoreError) -> DeviceID {
+        let id = try state.deviceID()
+        guard sync.isWritable, let folder = (try? sync.folder(of: id).open()) ?? nil,
+              let holder = WriterClaim.holder(in: folder), claim.isFromAnotherStateDirectory(holder) else { return id }
+        let newID = try state.newDeviceID()
+        warn("\(state.path) is a copy of the state directory that writes device \(id.hex) (\(holder.description)); two processes must not write as one device, so this one is now device \(newID.hex)")
+        return newID
+    }
+
+    /// The name this device goes by: the one given, else the one its folder
+    /// already has, else the host name (a new device). `device.json` is
+    /// written only when that changes it: opening a store renames nothing.
+    static func settleName(_ given: String?, of device: DeviceID, in sync: SyncDirectory) throws(KVStoreError) -> String {
+        let recorded = sync.name(of: device)
+        let name = given ?? recorded ?? ProcessInfo.processInfo.hostName
+        if name != recorded && sync.isWritable { try sync.setName(name, of: device) }
+        return name
+    }
+}

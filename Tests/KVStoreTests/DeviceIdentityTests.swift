@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import KVStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC "Command line": only `--device-name` renames a device (issue 7.14);
+/// SPEC "The sync directory": two processes never write as one device — a
+/// cloned state directory is detected and re-identified (issue 7.15).
+@Suite("Device identity")
+struct DeviceIdentityTests {
+    /// A store on `root/sync` as the device whose state is `root/<state>`.
+    private func open(_ root: TemporaryFolder, _ state: String, name: String?, warnings: Warnings = Warnings()) throws -> DeviceStore {
+        try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub(state), deviceName: name, warn: warnings.add)
+    }
+
+    @Test("opening a store keeps the device's name and does not rewrite device.json; only a name given renames it")
+    func openingKeepsTheName() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        var store = try open(root, "state", name: "laptop")
+        let file = root.sub("sync/devices/\(store.deviceID.hex)/device.json").path
+        store.close()
+        var before = stat()
+        #expect(lstat(file, &before) == 0)
+        store = try open(root, "state", name: nil)
+        #expect(store.deviceName == "laptop")
+        #expect(store.status().device.name == "laptop")
+        store.close()
+        var after = stat()
+        #expect(lstat(file, &after) == 0 && after.st_ino == before.st_ino && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec,
+                "device.json was written again")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"name":"laptop"}"#)
+        store = try open(root, "state", name: "desk")
+        store.close()
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"name":"desk"}"#)
+    }
+
+    @Test("a copy of a state directory becomes a device of its own, said in one warning; both devices see each other's writes")
+    func aCopiedStateDirectoryIsReidentified() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let original = try open(root, "state1", name: "one")
+        try original.set(.integer(1), forKey: "k")
+        try FileManager.default.copyItem(atPath: root.sub("state1").path, toPath: root.sub("state2").path)
+        let warnings = Warnings()
+        var copy = try open(root, "state2", name: "two", warnings: warnings)
+        #expect(copy.deviceID != original.deviceID)
+        #expect(warnings.all.count == 1 && warnings.contain("copy") && warnings.contain(copy.deviceID.hex))
+        #expect(!warnings.all[0].contains("\n"))
+        try original.set(.integer(2), forKey: "from-one")
+        try copy.set(.integer(3), forKey: "from-two")
+        original.refresh()
+        copy.refresh()
+        #expect(original.values == ["k": .integer(1), "from-one": .integer(2), "from-two": .integer(3)])
+        #expect(copy.values == original.values)
+        let newID = copy.deviceID
+        copy.close()
+        copy = try open(root, "state2", name: nil, warnings: warnings)
+        defer { copy.close(); original.close() }
+        #expect(copy.deviceID == newID && warnings.all.count == 1, "the copy keeps its new id")
+    }
+
+    @Test("another process that takes this device's folder (a copy that kept even the state directory's inode) stops this one's writes, in one line")
+    func aSecondWriterOfTheFolderStopsTheFirst() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try open(root, "state", name: "one")
+        defer { store.close() }
+        try store.set(.integer(1), forKey: "k")
+        // What such a copy does when it starts: it claims the folder from a state directory with the same inode.
+        let folder = try #require(try store.sync.folder(of: store.deviceID).open())
+        try WriterClaim(statePath: "/elsewhere/state", stateInode: store.state.inode).claim(in: folder)
+        let segment = root.sub("sync/devices/\(store.deviceID.hex)/" + DeviceFolder.segmentName(1)).path
+        let journal = try Files.read(segment)
+        for attempt in 1...2 {
+            do {
+                try store.set(.integer(2), forKey: "k")
+                Issue.record("attempt \(attempt): a second writer of the folder was not noticed")
+            } catch {
+                #expect("\(error)".contains("another process") && "\(error)".contains("/elsewhere/state"))
+                #expect(!"\(error)".contains("\n"))
+            }
+        }
+        #expect(try Files.read(segment) == journal && store.value(forKey: "k") == .integer(1))
+    }
+}
