@@ -59,9 +59,13 @@ struct SyncDirectory: Sendable {
     /// the folder holds other devices' folders but its `store-id` has not
     /// arrived yet (a synchronizer copies files in any order): writing one
     /// then would make a second store id, and a synchronizer conflict.
-    /// Read-only, it only reads the id ("" when there is none).
+    /// Read-only, it only reads the id ("" when there is none, or no folder):
+    /// a path that is there but no folder it can open is an error all the same.
     func createStoreIfNeeded(for device: DeviceID) throws(KVStoreError) -> String {
-        guard isWritable else { return storeID() ?? "" }
+        guard isWritable else {
+            _ = try root()
+            return storeID() ?? ""
+        }
         _ = try devicesFolder(create: true)
         if let id = storeID() { return id }
         if devices().contains(where: { $0 != device }) { return "" }
