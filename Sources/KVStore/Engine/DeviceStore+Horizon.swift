@@ -38,7 +38,7 @@ extension DeviceStore {
         var changed: Set<String> = []
         for records in heldBack.release(upTo: clock.horizon()).values {
             if let latest = records.map(\.stamp.time).max() { clock.observe(latest) }
-            changed.formUnion(merged.apply(records))
+            changed.formUnion(noteVisibleChanges(merged.apply(records)))
         }
         return changed
     }
