@@ -18,6 +18,11 @@ public struct CloudBacked<Value: Codable> {
         defaultValue = wrappedValue
     }
 
+    /// The same, as ObservableDefaults spells it (`@CloudBacked(keyValueStoreKey:)`, `@CloudKey(keyValueStoreKey:)`).
+    public init(wrappedValue: Value, keyValueStoreKey key: String) {
+        self.init(wrappedValue: wrappedValue, key)
+    }
+
     /// Unavailable: the property lives in the enclosing settings object's store.
     @available(*, unavailable, message: "@CloudBacked works only in a subclass of ObservableCloudSettings")
     public var wrappedValue: Value {
@@ -44,8 +49,27 @@ public struct CloudBacked<Value: Codable> {
                 // A refused write (over quota) leaves the stored value, which the property keeps showing.
                 try? settings.store.set(encodable: newValue, forKey: storeKey)
             }
+            if settings.syncImmediately { settings.store.synchronize() }
         }
     }
+}
+
+/// ObservableDefaults' name for ``CloudBacked``: `@CloudKey(keyValueStoreKey: "key")`.
+public typealias CloudKey<Value: Codable> = CloudBacked<Value>
+
+/// ObservableDefaults' name for the types a cloud-backed property may have:
+/// here any `Codable` type, stored as a property list.
+public typealias CodableCloudPropertyListValue = Codable
+
+/// Marks a property as neither observable nor stored: a plain stored property,
+/// spelled as ObservableDefaults spells it, so its code compiles unchanged.
+@propertyWrapper
+public struct Ignore<Value> {
+    /// The value, kept in the object like any stored property.
+    public var wrappedValue: Value
+
+    /// Starts the property with the declared value.
+    public init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
 }
 
 /// Marks a property of an ``ObservableCloudSettings`` subclass as observable

@@ -10,8 +10,10 @@ import Observation
 ///   observable, and updated (observers told) when another device changes the
 ///   key; when the key is missing, or removed, or holds something that is not
 ///   a `Value`, the property reads as its declared default.
+///   (`@CloudKey(keyValueStoreKey: "key")` and `@CloudBacked(keyValueStoreKey:)`
+///   are the same, spelled as ObservableDefaults spells them.)
 /// - `@ObservableOnly var name = value`: observable, not stored.
-/// - a plain `var`: neither.
+/// - a plain `var`, or `@Ignore var`: neither.
 ///
 /// ```swift
 /// final class Settings: ObservableCloudSettings {
@@ -19,7 +21,8 @@ import Observation
 ///     @CloudBacked("fontSize") var fontSize = 14
 ///     @ObservableOnly var isEditing = false
 /// }
-/// let settings = Settings(store: .default, prefix: "myApp.")
+/// let settings = Settings(prefix: "myApp.")                  // over UbiquitousKeyValueStore.default
+/// let preview = Settings(developmentMode: true)              // over a store in memory
 /// ```
 ///
 /// Cloud-backed properties read the store each time, so they are never stale.
@@ -31,15 +34,41 @@ open class ObservableCloudSettings: Observable {
     public let store: any KeyValueStore
     /// Put in front of every cloud-backed property's key, to keep apps or settings objects apart.
     public let prefix: String
+    /// Whether each write through a property is followed by the store's `synchronize()`.
+    public let syncImmediately: Bool
 
     let registrar = ObservationRegistrar()
     private let relay = ChangeRelay()
-    private let subscription: any NSObjectProtocol
+    private let subscription: (any NSObjectProtocol)?
 
-    /// Creates settings over `store` (by default ``UbiquitousKeyValueStore/default``), keys prefixed by `prefix`.
-    public init(store: any KeyValueStore = UbiquitousKeyValueStore.default, prefix: String = "") {
+    /// Creates settings over a store, with ObservableDefaults' options.
+    ///
+    /// - Parameters:
+    ///   - store: where the properties live. By default
+    ///     ``UbiquitousKeyValueStore/default``, or in development mode a new
+    ///     ``InMemoryKeyValueStore`` of this object's own.
+    ///   - prefix: put in front of every cloud-backed property's key.
+    ///   - syncImmediately: call the store's `synchronize()` after each write
+    ///     through a property, so that the write is on disk and other devices'
+    ///     news are read at once. (Writes reach the journal either way.)
+    ///   - developmentMode: keep the properties in memory, not in the default
+    ///     store: for previews and tests. Also on when the environment variable
+    ///     `OBSERVABLE_DEFAULTS_DEV_MODE` is `true`, as in ObservableDefaults.
+    ///     A `store` passed explicitly is used all the same.
+    ///   - ignoreExternalChanges: do not tell observers when another device
+    ///     changes a property's key. The property still reads the new value:
+    ///     it reads the store each time.
+    public init(store: (any KeyValueStore)? = nil, prefix: String = "", syncImmediately: Bool = false,
+                developmentMode: Bool = false, ignoreExternalChanges: Bool = false) {
+        let developing = developmentMode || ProcessInfo.processInfo.environment["OBSERVABLE_DEFAULTS_DEV_MODE"] == "true"
+        let store = store ?? (developing ? InMemoryKeyValueStore() : UbiquitousKeyValueStore.default)
         self.store = store
         self.prefix = prefix
+        self.syncImmediately = syncImmediately
+        guard !ignoreExternalChanges else {
+            subscription = nil
+            return
+        }
         // Synchronous (queue nil): observers hear of a change on the thread that posted it.
         subscription = NotificationCenter.default.addObserver(forName: AppleNames.didChangeExternally, object: store,
                                                               queue: nil) { [relay] notification in
@@ -47,7 +76,7 @@ open class ObservableCloudSettings: Observable {
         }
     }
 
-    deinit { NotificationCenter.default.removeObserver(subscription) }
+    deinit { if let subscription { NotificationCenter.default.removeObserver(subscription) } }
 
     /// Tells observation that `property` was read and, for a cloud-backed one,
     /// remembers how to announce changes of its store key. (A property nobody

@@ -76,6 +76,24 @@ extension StoreFixture {
     }
 }
 
+/// A path for a new folder under the temporary directory, for an exit test's
+/// child to keep its default store in. The parent removes it once the child
+/// has exited: the child cannot, as `.default` stays open (and would write
+/// its folders again) until the child ends.
+func temporaryHome() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("kvfs-library-default-\(UUID().uuidString)").path
+}
+
+/// Runs `body` with `$XDG_DATA_HOME` and `$XDG_STATE_HOME` in `home`, so that
+/// `.default` opens a store of its own there. Only in an exit test's child
+/// process: the environment is the whole process's, and `.default` opens once.
+func withDefaultStore(in home: String, _ body: (URL) async throws -> Void) async rethrows {
+    let home = URL(fileURLWithPath: home)
+    setenv("XDG_DATA_HOME", home.appendingPathComponent("data").path, 1)
+    setenv("XDG_STATE_HOME", home.appendingPathComponent("state").path, 1)
+    try await body(home)
+}
+
 /// Records a store's didChangeExternallyNotification posts.
 final class NotificationRecorder: @unchecked Sendable {
     struct Post {
