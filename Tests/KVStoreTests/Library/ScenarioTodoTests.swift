@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// Seed 003: Codable to-do items kept in a store, one key each, plus a list.
+/// Seed 003's to-dos the Swift way: Codable items kept by key (`set(encodable:forKey:)`),
+/// one key each, plus a list. (Seed003/ has the seed's own NSCoding model, ported as it is.)
 struct TodoItem: Codable, Equatable, Identifiable {
     var id = UUID()
     var content: String
@@ -25,7 +26,7 @@ final class TodoRepository {
 }
 
 extension LibraryTests {
-    @Suite("Scenario: to-do list (seed 003)")
+    @Suite("Seed 003 as Codable values")
     struct TodoScenarioTests {
         @Test("an item is saved as a readable dictionary and loads back equal", arguments: StoreKind.allCases)
         func saveAndLoad(kind: StoreKind) async throws {
