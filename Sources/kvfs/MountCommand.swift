@@ -99,10 +99,10 @@ struct MountCommand: ParsableCommand {
             do {
                 configuration.syncthing = try SyncthingEndpoint.load(url: url, configFile: syncthing.config, keyFile: syncthing.keyFile)
             } catch {
-                throw CommandError("--syncthing \(url): \(error)")
+                throw CommandError.usage("--syncthing \(url): \(error)")
             }
         } else if syncthing.config != nil || syncthing.keyFile != nil {
-            throw CommandError("--syncthing-config and --syncthing-key-file need --syncthing URL")
+            throw CommandError.usage("--syncthing-config and --syncthing-key-file need --syncthing URL")
         }
         return configuration
     }
