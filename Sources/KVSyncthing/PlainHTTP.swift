@@ -28,7 +28,8 @@ enum PlainHTTP {
         let deadline = Date().addingTimeInterval(timeout)
         let fd = try connect(host: host, port: port, deadline: deadline)
         defer { close(fd) }
-        var request = "\(method) \(path) HTTP/1.0\r\nHost: \(host):\(port)\r\nContent-Length: 0\r\n"
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"  // an IPv6 address in brackets
+        var request = "\(method) \(path) HTTP/1.0\r\nHost: \(authority)\r\nContent-Length: 0\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request += "\(name): \(value)\r\n" }
         request += "\r\n"
         try writeAll(Array(request.utf8), to: fd, deadline: deadline)
