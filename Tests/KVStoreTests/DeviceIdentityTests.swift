@@ -62,6 +62,28 @@ struct DeviceIdentityTests {
         #expect(copy.deviceID == newID && warnings.all.count == 1, "the copy keeps its new id")
     }
 
+    @Test("over a synchronizer: a copy of the state directory started on another machine's replica becomes a device of its own once the original's folder has arrived there")
+    func aCopyOnAnotherReplicaIsReidentified() throws {
+        let fixture = SyncFixture()
+        defer { fixture.cleanup() }
+        let original = try fixture.open("one", sync: "A")
+        defer { original.close() }
+        try original.set(.integer(1), forKey: "k")
+        // The synchronizer has carried store-id and the original's folder to the second machine's replica...
+        try Files.makeDirectory(fixture.root.path + "/B")
+        try Files.writeAtomically(fixture.root.path + "/B/store-id", try #require(try Files.read(fixture.root.path + "/A/store-id")))
+        try copyFolder(fixture.folder(of: original, sync: "A"), to: fixture.folder(of: original, sync: "B"))
+        let carried = try fileTree(fixture.folder(of: original, sync: "B"))
+        // ...and the state directory was restored there from a backup.
+        try FileManager.default.copyItem(atPath: fixture.root.path + "/state-one", toPath: fixture.root.path + "/state-two")
+        let copy = try fixture.open("two", sync: "B")
+        defer { copy.close() }
+        #expect(copy.deviceID != original.deviceID && fixture.warnings.contain("is a copy of the state directory"))
+        try copy.set(.integer(2), forKey: "k")
+        #expect(copy.values == ["k": .integer(2)])
+        #expect(try fileTree(fixture.folder(of: original, sync: "B")) == carried, "the copy wrote into the original's folder")
+    }
+
     @Test("another process that takes this device's folder (a copy that kept even the state directory's inode) stops this one's writes, in one line")
     func aSecondWriterOfTheFolderStopsTheFirst() throws {
         let root = TemporaryFolder()

@@ -6,7 +6,7 @@ import Testing
 /// ending with every device showing the same store as every other, as the
 /// reference model, and as itself after a restart.
 ///
-/// `KVFS_SEED=<n>` replays one schedule (the failure report names it);
+/// `KVFS_SEED=<n> KVFS_CLOCK_SPREAD=<ms>` replays one schedule (the failure report names it);
 /// `KVFS_SCHEDULES=<n>` runs more (or fewer) than the 1,000 of CI.
 @Suite("Convergence of random schedules")
 struct ConvergenceTests {
@@ -20,13 +20,24 @@ struct ConvergenceTests {
         } else {
             (0..<Self.schedules).filter { $0 % Self.batches == batch }.map { 0x6B76_6673_0000 + UInt64($0) }
         }
-        for seed in seeds { try check(seed: seed) }
+        let spread = ProcessInfo.processInfo.environment["KVFS_CLOCK_SPREAD"].flatMap(Int64.init) ?? 3_600_000
+        for seed in seeds { try check(seed: seed, clockSpread: spread) }
     }
 
-    private func check(seed: UInt64) throws {
+    /// Clocks up to three days apart: records past the maximum offset are held
+    /// back (HorizonTests), and every device still ends with the model's store.
+    @Test("random schedules with clocks days apart converge once the clocks catch up", arguments: 0..<batches)
+    func schedulesWithClocksDaysApart(batch: Int) throws {
+        guard ProcessInfo.processInfo.environment["KVFS_SEED"] == nil else { return }  // the test above replays
+        for index in stride(from: batch, to: Self.schedules / 5, by: Self.batches) {
+            try check(seed: 0x6B76_6673_4000 + UInt64(index), clockSpread: 3 * 86_400_000)
+        }
+    }
+
+    private func check(seed: UInt64, clockSpread: Int64) throws {
         let root = FastTemporaryFolder()
         defer { root.cleanup() }
-        let cluster = try SimulatedCluster(seed: seed, root: root.path)
+        let cluster = try SimulatedCluster(seed: seed, root: root.path, clockSpread: clockSpread)
         defer { cluster.stop() }
         var random = SeededRandom(seed: ~seed)
         cluster.run(steps: Int.random(in: 20...120, using: &random))
@@ -35,7 +46,7 @@ struct ConvergenceTests {
         let afterRestart = try cluster.restartAll()
         for (name, store) in stores.sorted(by: { $0.key < $1.key }) where store != expected || afterRestart[name] != expected {
             Issue.record("""
-                seed \(seed) (replay with KVFS_SEED=\(seed)): \(name) differs from the reference model
+                seed \(seed) (replay with KVFS_SEED=\(seed) KVFS_CLOCK_SPREAD=\(clockSpread)): \(name) differs from the reference model
                   expected:      \(describe(expected))
                   got:           \(describe(store))
                   after restart: \(describe(afterRestart[name] ?? [:]))
