@@ -73,6 +73,23 @@ struct SymlinkTests {
         #expect(SyncDirectory(path: root.sub("sync").path).storeID() != nil)
     }
 
+    @Test("the sync and state directories a user names may themselves be links: those are followed, as any path is")
+    func namedFoldersMayBeLinks() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        try Files.makeDirectory(root.sub("real/sync").path)
+        try Files.makeDirectory(root.sub("real/state").path)
+        #expect(symlink(root.sub("real/sync").path, root.sub("sync").path) == 0)
+        #expect(symlink(root.sub("real/state").path, root.sub("state-a").path) == 0)
+        var store = try openStore(root, device: "a")
+        try store.set(.integer(1), forKey: "k")
+        store.close()
+        store = try openStore(root, device: "a")
+        defer { store.close() }
+        #expect(store.values == ["k": .integer(1)])
+        #expect(Files.list(root.sub("real/sync/devices").path) == [store.deviceID.hex])
+    }
+
     @Test("this device's folder, or the devices folder, as a link: the store does not open, says why in one line, and writes nothing behind the link",
           arguments: [true, false])
     func aLinkedFolderIsRefused(linksDeviceFolder: Bool) throws {

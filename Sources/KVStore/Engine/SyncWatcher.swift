@@ -56,12 +56,12 @@ public final class SyncWatcher: @unchecked Sendable {
         guard inotify >= 0 else { return }
         let root = store.syncDirectory.path
         let devices = root + "/devices"
-        // IN_DONT_FOLLOW | IN_ONLYDIR: a link under a device's name is not watched (nor followed out of the folder).
         let changes = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
-        let mask = changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR)
-        let folders = Files.list(devices).filter { $0 != store.deviceID.hex }.map { devices + "/" + $0 }
-        for path in [root, devices] + folders {
-            _ = inotify_add_watch(inotify, path, mask)
+        _ = inotify_add_watch(inotify, root, changes)  // the user's path: a link to the folder is theirs
+        // Below it, as the store reads: `devices` and the device folders it lists, never a link.
+        let folders = store.sync.devices().filter { $0 != store.deviceID }.map { devices + "/" + $0.hex }
+        for path in [devices] + folders {
+            _ = inotify_add_watch(inotify, path, changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
         }
     }
 
