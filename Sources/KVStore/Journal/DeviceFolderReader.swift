@@ -92,6 +92,9 @@ final class DeviceFolderReader {
         for range in scan.skipped {
             warnOnce("\(path): skipped \(range.count) corrupt bytes at offset \(offset + range.lowerBound)")
         }
+        if let range = scan.unreadable {
+            warnOnce("\(path): \(range.count) bytes at offset \(offset + range.lowerBound) are not whole records (corrupt, or still arriving); reading stops there until they are")
+        }
         let settled = own(scan.records.prefix(scan.settledCount), in: path)
         let fresh = settled + own(scan.records.dropFirst(scan.settledCount), in: path)
         batch.records += fresh

@@ -5,11 +5,23 @@
 /// mid-append, or a synchronizer is still copying) and resumes there later. A
 /// complete frame whose checksum fails is skipped once a valid frame is found
 /// after it; a corrupt tail with nothing valid after it is treated as torn.
+///
+/// A scan costs time linear in the bytes, whatever they hold. Finding the next
+/// frame after a corrupt region means checksumming candidates, and junk can
+/// offer a plausible candidate claiming a megabyte at every few bytes (a
+/// "checksum bomb": quadratic, 19–38 s for 1 MiB, when every candidate was
+/// checked). So a candidate must first look like a record (its length fits,
+/// its payload starts with a readable version and a known kind), and the
+/// checksumming a resynchronization may do is bounded: twice the largest
+/// payload, plus 8 bytes for every byte it moves past. A region that would
+/// cost more is treated as unreadable from there on (and said so).
 enum RecordFrame {
     static let headerSize = 8
     /// Larger than any legal record (a 1 MiB value plus its key and header),
     /// so a hostile length is seen for what it is without allocating it.
     static let maxPayload = 4 << 20
+    /// Bytes before a payload's kind: version, stamp, device.
+    private static let kindOffset = 1 + 8 + 16
 
     static func encode(_ record: JournalRecord) -> [UInt8] {
         let payload = RecordCodec.encode(record)
@@ -34,6 +46,9 @@ enum RecordFrame {
         var settledCount = 0
         /// Byte ranges skipped as corrupt (or as records this version cannot read).
         var skipped: [Range<Int>] = []
+        /// Bytes after `resumeOffset` where the scan stopped that are not the
+        /// start of a frame still being written: corrupt, or a hole not yet filled.
+        var unreadable: Range<Int>?
         /// Whether the scan stopped before the end (a torn or corrupt tail).
         var stoppedEarly: Bool { resumeOffset < end }
         var end: Int
@@ -48,6 +63,7 @@ enum RecordFrame {
         var scan = Scan(resumeOffset: start, settledOffset: start, end: bytes.count)
         var settled = true
         var position = start
+        var resync = ResyncAllowance()
         while position < bytes.count {
             if let length = validFrame(bytes, at: position) {
                 let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
@@ -63,37 +79,72 @@ enum RecordFrame {
                     scan.settledOffset = position
                     scan.settledCount = scan.records.count
                 }
-            } else if let next = nextValidFrame(bytes, after: position) {
+            } else if let next = nextValidFrame(bytes, after: position, allowance: &resync) {
                 scan.skipped.append(position..<next)
                 settled = false
                 position = next
             } else {
+                if !isTornFrame(bytes, at: position) { scan.unreadable = position..<bytes.count }
                 break
             }
         }
         return scan
     }
 
+    /// Whether the bytes at `position` are the beginning of a frame whose end has not arrived.
+    private static func isTornFrame(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Bool {
+        guard bytes.count - position >= headerSize else { return true }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        return length > 0 && length <= maxPayload && length > bytes.count - position - headerSize
+    }
+
     /// The payload length of a whole, checksummed frame at `position`, or nil.
     /// An empty payload is no record, so a run of zeros (a hole) is never a frame.
     private static func validFrame(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Int? {
+        guard let length = plausibleLength(bytes, at: position) else { return nil }
+        return checksumMatches(bytes, at: position, length: length) ? length : nil
+    }
+
+    /// The length a frame at `position` claims, when the frame fits in `bytes`.
+    private static func plausibleLength(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Int? {
         guard bytes.count - position >= headerSize else { return nil }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
         guard length > 0, length <= maxPayload, length <= bytes.count - position - headerSize else { return nil }
-        let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
-        let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
-        return CRC32C.checksum(payload) == checksum ? length : nil
+        return length
     }
 
-    /// The next position after `position` where a whole frame of this version
-    /// starts. The version byte is checked before the checksum so that junk
-    /// with plausible lengths at every byte costs a comparison, not a CRC each.
-    private static func nextValidFrame(_ bytes: UnsafeRawBufferPointer, after position: Int) -> Int? {
+    private static func checksumMatches(_ bytes: UnsafeRawBufferPointer, at position: Int, length: Int) -> Bool {
+        let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
+        return CRC32C.checksum(payload) == checksum
+    }
+
+    /// How much checksumming a scan's resynchronizations may still do.
+    private struct ResyncAllowance {
+        var bytes = 2 * RecordFrame.maxPayload
+        /// Bytes of checksumming earned per byte moved past.
+        static let perByte = 8
+    }
+
+    /// The next position after `position` where a whole frame that may hold a
+    /// record starts, or nil when there is none or finding it would cost more than `allowance`.
+    private static func nextValidFrame(_ bytes: UnsafeRawBufferPointer, after position: Int, allowance: inout ResyncAllowance) -> Int? {
         var candidate = position + 1
         while candidate + headerSize < bytes.count {
-            if bytes[candidate + headerSize] == RecordCodec.version, validFrame(bytes, at: candidate) != nil { return candidate }
+            allowance.bytes += ResyncAllowance.perByte
+            if let length = plausibleLength(bytes, at: candidate), looksLikeRecord(bytes, at: candidate + headerSize, length: length) {
+                guard length <= allowance.bytes else { return nil }
+                allowance.bytes -= length
+                if checksumMatches(bytes, at: candidate, length: length) { return candidate }
+            }
             candidate += 1
         }
         return nil
+    }
+
+    /// Whether a payload starts as a record this version reads: a readable version, and a kind.
+    private static func looksLikeRecord(_ bytes: UnsafeRawBufferPointer, at payload: Int, length: Int) -> Bool {
+        RecordCodec.readableVersions.contains(bytes[payload])
+            && length > kindOffset && (1...4).contains(bytes[payload + kindOffset])
     }
 }

@@ -82,26 +82,6 @@ extension PropertyListValue {
         default: return .integer(number.int64Value)
         }
     }
-
-    /// Encodes the value as a property-list document.
-    public func propertyListData(format: PropertyListSerialization.PropertyListFormat = .xml) -> Data {
-        // Every PropertyListValue is a valid property list, so serialization cannot fail.
-        (try? PropertyListSerialization.data(fromPropertyList: foundationObject, format: format, options: 0)) ?? Data()
-    }
-
-    /// Decodes a property-list document (XML or binary) of any top-level type.
-    public init(propertyListData data: Data) throws(PropertyListDecodingError) {
-        let object: Any
-        do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw PropertyListDecodingError(reason: "not a valid property list (\(error.localizedDescription))")
-        }
-        guard let value = PropertyListValue(foundationObject: object) else {
-            throw PropertyListDecodingError(reason: "the property list holds a type kvfs does not store")
-        }
-        self = value
-    }
 }
 
 /// Why an object is not a property-list value: what, and where inside it.
@@ -114,10 +94,4 @@ struct NotAPropertyListValue: Error {
         let path = reason.hasPrefix("at ") ? step + reason.dropFirst(3) : step + ": " + reason
         return NotAPropertyListValue(reason: "at " + path)
     }
-}
-
-/// Why a property-list document was refused.
-public struct PropertyListDecodingError: Error, Equatable, Sendable {
-    /// What was wrong, for the user.
-    public var reason: String
 }

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Property-list documents (XML and binary) ↔ values, with kvfs's own codecs.
+///
+/// Why not Foundation's `PropertyListSerialization`: on hostile input it cannot
+/// be made safe from outside. A 46-byte binary plist whose top object is a set
+/// kills the process inside Foundation's bridging of the result to Swift (a
+/// crash no `catch` sees), and a 163-byte one whose arrays share one another
+/// took 31 s and 630 MB to decode, because the bridge copies every shared
+/// reference. Validating first would mean parsing the whole format to find
+/// those (sets at any depth, the unfolded size), which is the decoder itself.
+/// Its writer also loses what the store keeps exactly: the sign of -0.0 and a
+/// date's fraction of a second in XML, NaN payloads everywhere, and it writes
+/// control characters raw into XML. These codecs bound depth, values and bytes
+/// as they go (``DecodingLimits``), never touch a byte twice for a shared
+/// object, and write one deterministic form.
+extension PropertyListValue {
+    /// The value as a property-list document: XML (the file form of arrays and
+    /// dictionaries; `.openStep`, which cannot hold every type, also gives XML)
+    /// or binary.
+    public func propertyListData(format: PropertyListSerialization.PropertyListFormat = .xml) -> Data {
+        switch format {
+        case .binary: Data(BinaryPropertyListWriter.document(self))
+        default: Data(XMLPropertyListWriter.document(self))
+        }
+    }
+
+    /// Decodes a property-list document (XML or binary, told apart by its
+    /// first bytes) of any top-level type, within `limits`.
+    public init(propertyListData data: Data, limits: DecodingLimits = .standard) throws(PropertyListDecodingError) {
+        let bytes = [UInt8](data)
+        let decoded = bytes.withUnsafeBytes { buffer in
+            Result { () throws(PropertyListDecodingError) -> PropertyListValue in
+                if BinaryPropertyListReader.hasMagic(buffer) {
+                    return try BinaryPropertyListReader.value(buffer, limits: limits)
+                }
+                return try XMLPropertyListReader.value(buffer, limits: limits)
+            }
+        }
+        self = try decoded.get()
+    }
+}

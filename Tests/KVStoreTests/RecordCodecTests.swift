@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import KVStore
+
+/// The journal's record format: version 2 keeps every value's exact bits,
+/// version 1 is still read, and no payload costs more than its size to decode.
+@Suite("Journal record format")
+struct RecordCodecTests {
+    let device = DeviceID.random()
+
+    func decode(_ payload: [UInt8]) -> JournalRecord? { payload.withUnsafeBytes { RecordCodec.decode($0) } }
+
+    func versionOne(key: String, tag: UInt8, _ value: (inout ByteWriter) -> Void) -> [UInt8] {
+        versionOnePut(device: device, key: key, tag: tag, value)
+    }
+
+    @Test func versionOneRecordsAreStillRead() throws {
+        let date = versionOne(key: "d", tag: 4) { $0.u64(1_795_342_502.25.bitPattern) }
+        #expect(decode(date)?.changes.first?.value == .date(Date(timeIntervalSince1970: 1_795_342_502.25)))
+        let nested = PropertyListValue.dictionary(["a": .array([.integer(1), .string("x")])])
+        let collection = versionOne(key: "c", tag: 7) { $0.blob(nested.propertyListData(format: .binary)) }
+        #expect(decode(collection)?.changes.first?.value == nested)
+        let foundation = try PropertyListSerialization.data(fromPropertyList: ["z": [true]], format: .binary, options: 0)
+        #expect(decode(versionOne(key: "f", tag: 7) { $0.blob(foundation) })?.changes.first?.value == .dictionary(["z": .array([.bool(true)])]))
+        let set = versionOne(key: "s", tag: 6) { $0.blob(HostileDocumentTests.setDocument) }
+        #expect(decode(set) == nil)
+        let expanding = versionOne(key: "e", tag: 6) { $0.blob(HostileDocumentTests.expandingDocument) }
+        #expect(decode(expanding) == nil)
+    }
+
+    @Test func versionTwoKeepsExactBits() {
+        let values: [PropertyListValue] = [
+            .date(Date(timeIntervalSinceReferenceDate: 0.1)), .real(-0.0), .real(Double(nan: 99, signaling: true)),
+            .array([.date(Date(timeIntervalSinceReferenceDate: -1e-9)), .dictionary(["k": .real(-.nan), "": .data(Data())])]),
+        ]
+        for value in values {
+            let record = JournalRecord(stamp: Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device),
+                                       operation: .put(key: "k", value: value))
+            let payload = RecordCodec.encode(record)
+            #expect(payload.first == 2)
+            #expect(RecordCodec.valueBytes(decode(payload)!.changes[0].value!) == RecordCodec.valueBytes(value))
+        }
+    }
+
+    @Test func hostileCountsAndDepthsAreRefusedCheaply() {
+        // A claimed count of 2³² − 1 elements reserves nothing: it is checked against the bytes left.
+        let huge = versionOne(key: "h", tag: 6) { $0.u32(UInt32.max) }.replacingVersion(2)
+        #expect(decode(huge) == nil)
+        let deep = versionOne(key: "d", tag: 6) { writer in
+            for _ in 0..<300 { writer.u32(1); writer.u8(6) }
+            writer.u32(0)
+        }.replacingVersion(2)
+        #expect(decode(deep) == nil)
+        let duplicate = versionOne(key: "x", tag: 7) { writer in
+            writer.u32(2)
+            for _ in 0..<2 { writer.string("same"); writer.u8(3); writer.u8(1) }
+        }.replacingVersion(2)
+        #expect(decode(duplicate) == nil)
+    }
+
+    /// Issue 7.3: a frame header every 9 bytes, each claiming the rest of the
+    /// file, each looking like a record; checking each was quadratic.
+    static func checksumBomb(size: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size)
+        for unit in stride(from: 0, to: size - 9, by: 9) {
+            withUnsafeBytes(of: UInt32(size - unit - 8).littleEndian) { bytes.replaceSubrange(unit..<unit + 4, with: $0) }
+            bytes[unit + 4] = 0xA5
+            bytes[unit + 6] = 1  // the kind byte of the candidate three units back
+            bytes[unit + 8] = 1  // a readable version
+        }
+        return bytes
+    }
+
+    @Test func aChecksumBombIsScannedInLinearTime() {
+        let valid = RecordFrame.encode(JournalRecord(stamp: Stamp(time: HLCTimestamp(milliseconds: 1, counter: 0), device: device),
+                                                     operation: .put(key: "k", value: .integer(1))))
+        for size in [1 << 18, 1 << 20] {
+            let bytes = valid + Self.checksumBomb(size: size)
+            let clock = ContinuousClock()
+            var scan: RecordFrame.Scan?
+            let elapsed = clock.measure { scan = bytes.withUnsafeBytes { RecordFrame.scan($0) } }
+            #expect(scan?.records.count == 1)
+            #expect(scan?.unreadable == valid.count..<bytes.count)
+            #expect(elapsed < .seconds(10), "\(size) bytes took \(elapsed)")
+        }
+    }
+}
+
+/// A version-1 put record's payload, byte for byte as the old writer laid it
+/// out: `key` = a value of type `tag` whose bytes `value` writes.
+func versionOnePut(device: DeviceID, key: String, tag: UInt8, _ value: (inout ByteWriter) -> Void) -> [UInt8] {
+    var writer = ByteWriter()
+    writer.u8(1)
+    writer.u64(HLCTimestamp(milliseconds: 5, counter: 0).rawValue)
+    writer.raw(device.bytes)
+    writer.u8(1)
+    writer.string(key)
+    writer.u8(tag)
+    value(&writer)
+    return writer.bytes
+}
+
+/// A payload framed as a journal holds it.
+func framed(_ payload: [UInt8]) -> [UInt8] {
+    var frame = ByteWriter()
+    frame.u32(UInt32(payload.count))
+    frame.u32(CRC32C.checksum(payload))
+    frame.raw(payload)
+    return frame.bytes
+}
+
+private extension Array where Element == UInt8 {
+    func replacingVersion(_ version: UInt8) -> [UInt8] {
+        var copy = self
+        copy[0] = version
+        return copy
+    }
+}
