@@ -12,3 +12,4 @@ swift build --build-tests
 swift build --product generate-manual   # install.sh's man page, which the install tests check
 swift test --skip-build "$@"
 [ $# -gt 0 ] || mount-scripts/test-package.sh
+[ $# -gt 0 ] || mount-scripts/fuzz.sh --check

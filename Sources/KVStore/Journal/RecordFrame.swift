@@ -12,9 +12,10 @@
 /// "checksum bomb": quadratic, 19–38 s for 1 MiB, when every candidate was
 /// checked). So a candidate must first look like a record (its length fits,
 /// its payload starts with a readable version and a known kind), and the
-/// checksumming a resynchronization may do is bounded: twice the largest
-/// payload, plus 8 bytes for every byte it moves past. A region that would
-/// cost more is treated as unreadable from there on (and said so).
+/// checksumming all resynchronizations of a scan may do is bounded: twice
+/// the bytes scanned (room to check any one real frame), plus 8 bytes for
+/// every byte they move past. A region that would cost more is treated as
+/// unreadable from there on (and said so).
 enum RecordFrame {
     static let headerSize = 8
     /// Larger than any legal record (a 1 MiB value plus its key and header),
@@ -63,7 +64,7 @@ enum RecordFrame {
         var scan = Scan(resumeOffset: start, settledOffset: start, end: bytes.count)
         var settled = true
         var position = start
-        var resync = ResyncAllowance()
+        var resync = ResyncAllowance(bytes: 2 * (bytes.count - start))
         while position < bytes.count {
             if let length = validFrame(bytes, at: position) {
                 let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
@@ -121,7 +122,7 @@ enum RecordFrame {
 
     /// How much checksumming a scan's resynchronizations may still do.
     private struct ResyncAllowance {
-        var bytes = 2 * RecordFrame.maxPayload
+        var bytes: Int
         /// Bytes of checksumming earned per byte moved past.
         static let perByte = 8
     }

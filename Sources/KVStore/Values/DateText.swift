@@ -16,9 +16,10 @@ import Glibc
 /// `2026-11-22` and `2026-11-22T10:15Z` (one style parses one layout), prints
 /// `.000` on every date once fractions are on, and truncates where kvfs rounds.
 public enum DateText {
-    /// Beyond this many seconds from 1970 (about 1.9 billion years), or for
-    /// infinities and NaN, there is no calendar date: the text is the real number.
-    private static let calendarRange = 6e16
+    /// Beyond this many seconds from 1970 (about 950 million years, so that a
+    /// year has at most 9 digits), or for infinities and NaN, there is no
+    /// calendar date: the text is the real number.
+    private static let calendarRange = 3e16
 
     /// `2026-11-22T10:15:02Z`, or `2026-11-22T10:15:02.345Z` with milliseconds.
     public static func format(_ date: Date) -> String {
@@ -126,8 +127,12 @@ private struct TextScanner {
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
-    /// A number of exactly `count` digits.
-    mutating func number(_ count: Int) -> Int? { number(minDigits: count, maxDigits: count) }
+    /// A number of exactly `count` digits (more may follow).
+    mutating func number(_ count: Int) -> Int? {
+        guard index + count <= bytes.count, bytes[index..<index + count].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        defer { index += count }
+        return Int(String(decoding: bytes[index..<index + count], as: UTF8.self))
+    }
 
     /// A number of `minDigits` to `maxDigits` digits.
     mutating func number(minDigits: Int, maxDigits: Int) -> Int? {

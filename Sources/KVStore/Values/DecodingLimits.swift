@@ -4,14 +4,17 @@
 /// count passes its bound, so time and memory stay a small multiple of the quota.
 ///
 /// Why these numbers: a value must fit the 1 MiB quota in its file form, where
-/// an array or dictionary is an XML document in which every element takes at
-/// least 8 bytes (`<true/>` and a newline) and every string or data byte at
-/// least one. So no value that could be stored has more than 2¹⁷ elements or
-/// 1 MiB of content; the bounds leave room for twice that. Counts are of the
-/// value as it unfolds: a binary property list that refers to one object from
-/// many places costs each reference the object's whole size (Apple's own
-/// parser shares such objects, which is how 170 bytes became 3.3 GB once
-/// bridged to Swift). Depth is bounded because every walk of a value (equality,
+/// an array or dictionary is an XML document in which every element (a key
+/// included) takes at least 8 bytes (`<true/>` and a newline) and every
+/// string or data byte at least one. So no value that could be stored has
+/// more than 2¹⁷ elements or 1 MiB of content: the bounds are that many
+/// elements, and twice that content (a shared string may count twice before
+/// the quota refuses it). Counts are of the value as it unfolds: a binary
+/// property list that refers to one object from many places costs each
+/// reference the object's whole size (Apple's own parser shares such
+/// objects, which is how 170 bytes became 3.3 GB once bridged to Swift), and
+/// every walk of a value (encoding its file form, comparing it) pays for the
+/// unfolded size. Depth is bounded because every walk of a value (equality,
 /// hashing, encoding, even freeing it) recurses once per level.
 public struct DecodingLimits: Sendable, Equatable {
     /// Arrays and dictionaries nested inside one another, the outermost counting as 1.
@@ -29,7 +32,7 @@ public struct DecodingLimits: Sendable, Equatable {
     }
 
     /// The limits every decoder uses unless told otherwise.
-    public static let standard = DecodingLimits(maxDepth: 256, maxNodes: 1 << 18, maxContentBytes: 2 << 20)
+    public static let standard = DecodingLimits(maxDepth: 256, maxNodes: 1 << 17, maxContentBytes: 2 << 20)
 }
 
 /// The running cost of one decode, checked against its limits at every step.

@@ -41,9 +41,10 @@ public enum FileForm {
         case .data?:
             return .data(Data(content))
         default:
-            guard var text = String(validating: content, as: UTF8.self) else { return .data(Data(content)) }
-            if text.utf8.last == 0x0A { text.removeLast() }
-            return .string(text)
+            // One trailing newline byte goes (not the last Character, which may be "\r\n").
+            let text = content.last == 0x0A ? content.dropLast() : content[...]
+            guard let string = String(validating: text, as: UTF8.self) else { return .data(Data(content)) }
+            return .string(string)
         }
     }
 

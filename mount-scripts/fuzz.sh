@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds and runs kvfs's libFuzzer targets: binary-plist, xml-plist,
+# journal-frame and record (Tests/Fuzz/<target>.swift, compiled with the
+# KVStore sources into one binary with `swiftc -sanitize=fuzzer,address`).
+#
+# Usage:
+#   mount-scripts/fuzz.sh [TARGET|all] [RUNS]   fuzz RUNS inputs (default 1000000) per target,
+#                                              then merge what it found into the minimised
+#                                              corpus Tests/Fuzz/corpus/TARGET
+#   mount-scripts/fuzz.sh --check [SECONDS]     the test suite's short run: each target for
+#                                              SECONDS (default 5) from its corpus; the corpus is not changed
+#   mount-scripts/fuzz.sh --measure             the worst time and memory: each target, built without
+#                                              sanitizers (-O), over its corpus, the samples, the crashers
+#                                              and generated worst cases at the decoding limits
+# A crash, a timeout (10 s per input, under AddressSanitizer on a shared machine) or more than 2 GB of memory (mostly
+# AddressSanitizer's) fails the run; the input is kept in Tests/Fuzz/crashers/.
+# Runs under `nice -n 10`. Prints one line per target: inputs run, and the outcome.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+fuzz=$root/Tests/Fuzz
+build=$root/.build/fuzz
+binary=$build/kvfs-fuzz
+all_targets=(binary-plist xml-plist journal-frame record)
+
+mode=fuzz
+if [ "${1:-}" = "--check" ]; then mode=check; shift; fi
+if [ "${1:-}" = "--measure" ]; then
+    measure=$root/.build/fuzz/kvfs-measure
+    mkdir -p "$(dirname "$measure")"
+    # shellcheck disable=SC2046
+    swiftc -O -suppress-warnings -module-name KVStoreFuzz -o "$measure" \
+        $(find "$root/Sources/KVStore" -name '*.swift') "$fuzz"/*.swift "$fuzz/Measure/main.swift"
+    cases=$(mktemp -d /tmp/kvfs-fuzz-worst-XXXXXX)
+    python3 "$fuzz/Measure/worst-cases.py" "$cases"
+    for t in "${all_targets[@]}"; do
+        samples=()
+        case $t in binary-plist) samples=("$fuzz/samples/plist");; journal-frame) samples=("$fuzz/samples/journal");; esac
+        /usr/bin/time -f "  (/usr/bin/time: %e s, max RSS %M KiB)" \
+            "$measure" "$t" "$fuzz/corpus/$t" "${samples[@]}" "$fuzz/crashers" "$cases/$t"
+        "$measure" "$t" "$cases/$t"
+    done
+    rm -rf "$cases"
+    exit 0
+fi
+if [ "$mode" = check ]; then
+    targets=("${all_targets[@]}"); seconds=${1:-5}
+else
+    target=${1:-all}; runs=${2:-1000000}
+    if [ "$target" = all ]; then targets=("${all_targets[@]}"); else targets=("$target"); fi
+    for t in "${targets[@]}"; do
+        [ -f "$fuzz/$t.swift" ] || { echo "fuzz.sh: no target '$t' (one of: ${all_targets[*]})" >&2; exit 2; }
+    done
+fi
+
+sources="$(find "$root/Sources/KVStore" -name '*.swift' | sort) $(ls "$fuzz"/*.swift)"
+mkdir -p "$build"
+# Rebuild only when a source is newer than the binary.
+if [ ! -x "$binary" ] || [ -n "$(find $sources -newer "$binary" | head -1)" ]; then
+    echo "fuzz.sh: building $binary"
+    # shellcheck disable=SC2086
+    if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -suppress-warnings -module-name KVStoreFuzz \
+            -o "$binary.tmp" $sources 2> "$build/build.log"; then
+        if grep -q "sanitize=fuzzer\|libclang_rt.fuzzer" "$build/build.log"; then
+            echo "fuzz.sh: skipped: this toolchain cannot build libFuzzer targets (see $build/build.log)"
+            exit 0
+        fi
+        cat "$build/build.log" >&2
+        exit 1
+    fi
+    mv "$binary.tmp" "$binary"
+fi
+
+mkdir -p "$fuzz/crashers"
+status=0
+for t in "${targets[@]}"; do
+    corpus=$fuzz/corpus/$t
+    work=$(mktemp -d "/tmp/kvfs-fuzz-$t-XXXXXX")
+    mkdir -p "$corpus" "$work/new" "$work/merged"
+    options=(-timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 "-artifact_prefix=$fuzz/crashers/$t-")
+    if [ "$mode" = check ]; then
+        options+=(-max_total_time="$seconds")
+    else
+        options+=(-runs="$runs")
+    fi
+    if KVFS_FUZZ_TARGET=$t nice -n 10 "$binary" "${options[@]}" "$work/new" "$corpus" > "$work/log" 2>&1; then
+        outcome=ok
+    else
+        outcome="FAILED (input kept in Tests/Fuzz/crashers/; log: $work/log)"
+        status=1
+    fi
+    inputs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+    echo "fuzz $t: ${inputs:-0} inputs, $outcome"
+    if [ "$mode" = fuzz ] && [ "$outcome" = ok ]; then
+        KVFS_FUZZ_TARGET=$t "$binary" -merge=1 -max_len=8192 "$work/merged" "$corpus" "$work/new" > "$work/merge.log" 2>&1
+        rm -f "$corpus"/*
+        cp "$work/merged"/* "$corpus"/
+        echo "fuzz $t: corpus minimised to $(ls "$corpus" | wc -l) inputs"
+    fi
+    [ "$outcome" = ok ] && rm -rf "$work"
+done
+exit $status
