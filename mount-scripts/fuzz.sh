@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs kvfs's libFuzzer targets: binary-plist, xml-plist,
 # journal-frame and record (Tests/Fuzz/<target>.swift, compiled with the
-# KVStore sources into one binary with `swiftc -sanitize=fuzzer,address`).
+# KVStore sources they drive into one binary with `swiftc -sanitize=fuzzer,address`).
 #
 # Usage:
 #   mount-scripts/fuzz.sh [TARGET|all] [RUNS]   fuzz RUNS inputs (default 1000000) per target,
@@ -22,14 +22,20 @@ build=$root/.build/fuzz
 binary=$build/kvfs-fuzz
 all_targets=(binary-plist xml-plist journal-frame record)
 
+# The KVStore sources the targets need (values, records and their framing),
+# compiled with the targets into one module: the rest of KVStore (the engine,
+# the library) needs packages SwiftPM resolves, and nothing the fuzzers drive.
+k=$root/Sources/KVStore
+kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift) $k/Engine/HybridLogicalClock.swift $k/Engine/DeviceID.swift
+    $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordValueCoding RecordFrame; do echo "$k/Journal/$f.swift"; done)"
+
 mode=fuzz
 if [ "${1:-}" = "--check" ]; then mode=check; shift; fi
 if [ "${1:-}" = "--measure" ]; then
     measure=$root/.build/fuzz/kvfs-measure
     mkdir -p "$(dirname "$measure")"
-    # shellcheck disable=SC2046
-    swiftc -O -suppress-warnings -module-name KVStoreFuzz -o "$measure" \
-        $(find "$root/Sources/KVStore" -name '*.swift') "$fuzz"/*.swift "$fuzz/Measure/main.swift"
+    # shellcheck disable=SC2086
+    swiftc -O -suppress-warnings -module-name KVStoreFuzz -o "$measure" $kvstore_sources "$fuzz"/*.swift "$fuzz/Measure/main.swift"
     cases=$(mktemp -d /tmp/kvfs-fuzz-worst-XXXXXX)
     python3 "$fuzz/Measure/worst-cases.py" "$cases"
     for t in "${all_targets[@]}"; do
@@ -52,7 +58,7 @@ else
     done
 fi
 
-sources="$(find "$root/Sources/KVStore" -name '*.swift' | sort) $(ls "$fuzz"/*.swift)"
+sources="$kvstore_sources $(ls "$fuzz"/*.swift)"
 mkdir -p "$build"
 # Rebuild only when a source is newer than the binary.
 if [ ! -x "$binary" ] || [ -n "$(find $sources -newer "$binary" | head -1)" ]; then
