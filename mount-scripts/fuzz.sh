@@ -12,7 +12,7 @@
 #   mount-scripts/fuzz.sh --measure             the worst time and memory: each target, built without
 #                                              sanitizers (-O), over its corpus, the samples, the crashers
 #                                              and generated worst cases at the decoding limits
-# A crash, a timeout (10 s per input, under AddressSanitizer on a shared machine) or more than 2 GB of memory (mostly
+# A crash, a timeout (30 s per input, under AddressSanitizer on a shared machine) or more than 2 GB of memory (mostly
 # AddressSanitizer's) fails the run; the input is kept in Tests/Fuzz/crashers/.
 # Runs under `nice -n 10`. Prints one line per target: inputs run, and the outcome.
 set -euo pipefail
@@ -82,7 +82,7 @@ for t in "${targets[@]}"; do
     corpus=$fuzz/corpus/$t
     work=$(mktemp -d "/tmp/kvfs-fuzz-$t-XXXXXX")
     mkdir -p "$corpus" "$work/new" "$work/merged"
-    options=(-timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 "-artifact_prefix=$fuzz/crashers/$t-")
+    options=(-timeout=30 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 "-artifact_prefix=$fuzz/crashers/$t-")
     if [ "$mode" = check ]; then
         options+=(-max_total_time="$seconds")
     else
