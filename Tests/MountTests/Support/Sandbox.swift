@@ -13,9 +13,16 @@ import Glibc
 /// point), `SYNC`, `STATE`, and `S` (`--sync-dir $SYNC --state-dir $STATE`).
 /// ``close()`` unmounts everything under the folder — cleanly if it can, else
 /// by killing the daemon and detaching the mount — and removes it.
+///
+/// As root, each sandbox has a private mount namespace of its own (see
+/// ``MountNamespace``): its scripts, and the daemons they start, mount
+/// there. Another process that makes a mount namespace meanwhile (a test's
+/// `unshare -m`, `ip netns exec`, another test run on the machine) gets no
+/// copy of these mounts, and a test that dies leaves no mount behind.
 final class Sandbox {
     let path: String
     let environment: [String: String]
+    let namespace: MountNamespace?
 
     var mountPoint: String { path + "/m" }
     var syncDirectory: String { path + "/sync" }
@@ -29,6 +36,7 @@ final class Sandbox {
             try FileManager.default.createDirectory(atPath: path + "/" + folder, withIntermediateDirectories: true)
         }
         chmod(path + "/run", 0o700)
+        namespace = MountNamespace()
         let inherited = ProcessInfo.processInfo.environment
         environment = [
             "PATH": MountEnvironment.productsDirectory.path + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -50,7 +58,7 @@ final class Sandbox {
 
     /// Runs a script; see the type's documentation for what it has, and ``Sandbox/prelude`` for its helpers.
     func run(_ script: String, timeout: Int = 60) throws -> ShellResult {
-        try runShell(Self.prelude + script, in: path, environment: environment, timeout: timeout)
+        try runShell(Self.prelude + script, in: path, environment: environment, timeout: timeout, namespace: namespace?.holder)
     }
 
     /// Shell functions every script has:
@@ -107,9 +115,9 @@ final class Sandbox {
 
     struct MountFailed: Error {}
 
-    /// The kvfs mounts under the sandbox, deepest first.
+    /// The mounts under the sandbox (in its namespace), deepest first.
     func mounts() -> [String] {
-        guard let data = FileManager.default.contents(atPath: "/proc/mounts") else { return [] }
+        guard let data = FileManager.default.contents(atPath: "/proc/\(namespace?.holder ?? getpid())/mounts") else { return [] }
         let table = String(decoding: data, as: UTF8.self)
         return table.split(separator: "\n").compactMap { line -> String? in
             let fields = line.split(separator: " ")
@@ -119,7 +127,7 @@ final class Sandbox {
         }.sorted { $0.count > $1.count }
     }
 
-    /// Whether /proc/mounts lists a mount at `point`.
+    /// Whether the sandbox's mount table lists a mount at `point`.
     func isMounted(_ point: String) -> Bool { mounts().contains(point) }
 
     /// Processes (other than this one) whose command line names something in the sandbox: its daemons and loops.
@@ -148,7 +156,7 @@ final class Sandbox {
         for point in mounts() {
             var info = stat()
             let healthy = stat(point, &info) == 0
-            let result = try? runShell("kvfs unmount \"\(point)\"", in: path, environment: environment, timeout: 20)
+            let result = try? runShell("kvfs unmount \"\(point)\"", in: path, environment: environment, timeout: 20, namespace: namespace?.holder)
             if healthy {  // a clean unmount is part of every test
                 #expect(result?.status == 0, "kvfs unmount \(point) failed: \(result.map(String.init(describing:)) ?? "did not run")")
                 #expect(daemons(of: point).isEmpty, "the daemon of \(point) still runs after kvfs unmount returned")
@@ -156,7 +164,11 @@ final class Sandbox {
         }
         // Last resort: whatever still runs or is mounted goes.
         for pid in processes() { kill(pid, SIGKILL) }
-        for point in mounts() { _ = umount2(point, Int32(MNT_DETACH)) }
+        if let namespace {
+            namespace.close()  // its mounts go with it, once its last process has
+        } else {
+            for point in mounts() { _ = umount2(point, Int32(MNT_DETACH)) }
+        }
         usleep(50_000)
         if mounts().isEmpty {
             _ = try? runShell("rm -rf --one-file-system \"\(path)\"", in: "/tmp", environment: environment, timeout: 60)
@@ -184,5 +196,53 @@ func withMount(_ body: (Sandbox) throws -> Void) throws {
     try withSandbox { sandbox in
         try sandbox.mount()
         try body(sandbox)
+    }
+}
+
+/// A private mount namespace, held open by a process (`unshare -m
+/// --propagation private`, then a shell waiting on a pipe) whose namespace
+/// the sandbox's shells enter (`nsenter -m`). The pipe's other end is this
+/// process's, so the holder ends with the test run even if it dies. Needs
+/// root; nil elsewhere, and the sandbox then mounts in the test's own namespace.
+final class MountNamespace {
+    let holder: pid_t
+    private let pipeEnd: Int32
+
+    init?() {
+        guard geteuid() == 0 else { return nil }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return nil }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        let arguments = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", "read _"]
+        var pid: pid_t = 0
+        let status = withCStrings(arguments) { argv in posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) }
+        Glibc.close(fds[0])
+        guard status == 0 else {
+            Glibc.close(fds[1])
+            return nil
+        }
+        holder = pid
+        pipeEnd = fds[1]
+        // unshare has made the namespace once the holder's mnt link differs from ours and it runs the shell.
+        let mine = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
+        for _ in 0..<500 {
+            if let theirs = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt"), theirs != mine,
+               (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) == "sh\n" { return }
+            usleep(2_000)
+        }
+        close()
+        return nil
+    }
+
+    /// Ends the holder; the namespace goes once no process is left in it.
+    func close() {
+        Glibc.close(pipeEnd)
+        kill(holder, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(holder, &status, 0) < 0 && errno == EINTR {}
     }
 }

@@ -66,7 +66,10 @@ enum MountEnvironment {
 /// posix_spawn and waitpid, not Foundation's `Process`, which waits for a
 /// descriptor it gives the child to close: a daemon the script leaves behind
 /// holding it would hang the test (the very bug `kvfs mount` once had).
-func runShell(_ script: String, in directory: String, environment: [String: String], timeout: Int = 60) throws -> ShellResult {
+///
+/// With `namespace` (a process's pid) the shell runs in that process's mount namespace.
+func runShell(_ script: String, in directory: String, environment: [String: String], timeout: Int = 60,
+              namespace: pid_t? = nil) throws -> ShellResult {
     let outputPath = directory + "/.shell-out-\(UUID().uuidString)"
     let errorPath = directory + "/.shell-err-\(UUID().uuidString)"
     defer {
@@ -88,7 +91,9 @@ func runShell(_ script: String, in directory: String, environment: [String: Stri
     var unblocked = sigset_t()
     sigemptyset(&unblocked)
     posix_spawnattr_setsigmask(&attributes, &unblocked)
-    let arguments = ["/usr/bin/timeout", "-k", "5", String(timeout), "/bin/sh", "-c", "cd \"$1\" && shift && eval \"$1\"", "sh", directory, script]
+    let enter = namespace.map { ["/usr/bin/nsenter", "-t", String($0), "-m", "--"] } ?? []
+    let arguments = ["/usr/bin/timeout", "-k", "5", String(timeout)] + enter
+        + ["/bin/sh", "-c", "cd \"$1\" && shift && eval \"$1\"", "sh", directory, script]
     let variables = environment.map { "\($0.key)=\($0.value)" }
     var pid: pid_t = 0
     let status = withCStrings(arguments) { argv in
@@ -103,7 +108,7 @@ func runShell(_ script: String, in directory: String, environment: [String: Stri
     return ShellResult(status: code, output: String(decoding: output, as: UTF8.self), error: String(decoding: error, as: UTF8.self))
 }
 
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
     var pointers = strings.map { strdup($0) }
     pointers.append(nil)
     defer { pointers.forEach { free($0) } }
