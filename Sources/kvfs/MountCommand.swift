@@ -66,7 +66,7 @@ struct MountCommand: ParsableCommand {
 
     private func makeConfiguration() throws -> MountConfiguration {
         var configuration = MountConfiguration(
-            mountPoint: URL(fileURLWithPath: mountPoint).standardizedFileURL.path,
+            mountPoint: URL(fileURLWithPath: mountPoint, isDirectory: true).standardizedFileURL.path,  // no stat: a hung mount point must not hang kvfs mount
             syncDirectory: store.syncURL)
         configuration.stateDirectory = store.stateDirectory.map { URL(fileURLWithPath: $0) }
         configuration.deviceName = try deviceName.map(Validation.deviceName)
