@@ -10,8 +10,7 @@ struct KVFS: ParsableCommand {
         discussion: """
             Each key is a file at the mount point, its content the key's value. Without --sync-dir the \
             default store ($XDG_DATA_HOME/kvfs/default) serves. fstab and `mount -t fuse.kvfs SYNC_DIR \
-            MOUNTPOINT` run `kvfs SYNC_DIR MOUNTPOINT -o OPTIONS`, which means `kvfs mount`.
-
+            MOUNTPOINT` run `kvfs SYNC_DIR MOUNTPOINT -o OPTIONS`, which means `kvfs mount`. \
             \(ExitStatus.documentation)
             """,
         version: "kvfs \(KVFSVersion.description)",
