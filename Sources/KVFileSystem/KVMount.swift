@@ -81,6 +81,10 @@ public enum KVMount {
             logger.error("the FUSE loop failed: \(error)")
             status = 1
         }
+        // Unmounted: a stopping signal now (kvfs unmount sends SIGTERM after
+        // fusermount3, in case a copy of the mount kept the connection) must
+        // not cut the last commits short.
+        for stopping in [SIGTERM, SIGINT, SIGHUP] { _ = Glibc.signal(stopping, SIG_IGN) }
         companion?.stop()
         watcher.stop()
         store.removeChangeObserver(observer)
@@ -91,16 +95,19 @@ public enum KVMount {
         return status
     }
 
-    /// Unmounts, and waits (up to 10 s) for the daemon to commit and exit.
-    /// The daemon is also sent SIGTERM: a copy of the mount in another mount
-    /// namespace keeps the connection alive after `fusermount3 -u`, and only
-    /// the daemon can end it (``FUSESession/stop()`` aborts it).
+    /// Unmounts, and waits (up to 11 s) for the daemon to commit and exit.
+    /// A daemon still running after a second is sent SIGTERM: a copy of the
+    /// mount in another mount namespace keeps the connection alive after
+    /// `fusermount3 -u`, and only the daemon can end it
+    /// (``FUSESession/stop()`` aborts it).
     public static func unmount(_ mountPoint: String) throws {
         guard isMounted(mountPoint) else { throw MountError("\(mountPoint) is not a kvfs mount") }
         let daemon = daemonProcess(of: mountPoint)
         let status = run("/bin/fusermount3", ["-u", mountPoint])
         guard status == 0 else { throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)") }
-        guard let daemon, isRunningDaemon(daemon) else { return }
+        guard let daemon else { return }
+        for _ in 0..<100 where isRunningDaemon(daemon) { usleep(10_000) }
+        guard isRunningDaemon(daemon) else { return }
         kill(daemon, SIGTERM)
         for _ in 0..<1000 where isRunningDaemon(daemon) { usleep(10_000) }
         if isRunningDaemon(daemon) {
