@@ -35,7 +35,7 @@ if [ "${1:-}" = "--measure" ]; then
     measure=$root/.build/fuzz/kvfs-measure
     mkdir -p "$(dirname "$measure")"
     # shellcheck disable=SC2086
-    swiftc -O -suppress-warnings -module-name KVStoreFuzz -o "$measure" $kvstore_sources "$fuzz"/*.swift "$fuzz/Measure/main.swift"
+    swiftc -O -wmo -suppress-warnings -module-name KVStoreFuzz -o "$measure" $kvstore_sources "$fuzz"/*.swift "$fuzz/Measure/main.swift"
     cases=$(mktemp -d /tmp/kvfs-fuzz-worst-XXXXXX)
     python3 "$fuzz/Measure/worst-cases.py" "$cases"
     for t in "${all_targets[@]}"; do

@@ -15,8 +15,12 @@ public struct DeviceID: Comparable, Hashable, Sendable, CustomStringConvertible 
 
     /// The id for 16 bytes.
     public init(bytes: [UInt8]) {
-        hex = bytes.map { String(format: "%02x", $0) }.joined()
+        // By table, not String(format:): every journal record read makes one,
+        // and formatting was most of the cost of reading a journal.
+        hex = String(decoding: bytes.flatMap { [Self.hexDigits[Int($0 >> 4)], Self.hexDigits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The id a folder name spells, or nil when it is not 32 lowercase hex digits
     /// (so `..`, `.DS_Store` or junk never count as a device).
