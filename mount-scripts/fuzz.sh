@@ -64,7 +64,7 @@ mkdir -p "$build"
 if [ ! -x "$binary" ] || [ -n "$(find $sources -newer "$binary" | head -1)" ]; then
     echo "fuzz.sh: building $binary"
     # shellcheck disable=SC2086
-    if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -suppress-warnings -module-name KVStoreFuzz \
+    if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -suppress-warnings -module-name KVStoreFuzz \
             -o "$binary.tmp" $sources 2> "$build/build.log"; then
         if grep -q "sanitize=fuzzer\|libclang_rt.fuzzer" "$build/build.log"; then
             echo "fuzz.sh: skipped: this toolchain cannot build libFuzzer targets (see $build/build.log)"

@@ -80,23 +80,42 @@ struct HostileValueTests {
         }
     }
 
+    /// Issue 7.3's checksum bomb, made by Python in the current folder as a device's first journal segment.
+    static let checksumBomb = #"""
+        python3 -c 'import struct, sys
+        n = 1 << 20; b = bytearray(n)
+        for u in range(0, n - 9, 9):
+            b[u:u + 4] = struct.pack("<I", n - u - 8); b[u + 4] = 0xA5; b[u + 6] = 1; b[u + 8] = 1
+        open(sys.argv[1], "wb").write(b)' \#(DeviceFolder.segmentName(1))
+        """#
+
     @Test func aChecksumBombInAnotherDevicesJournalCostsBoundedTimeAndOneWarning() throws {
         try withSandbox { sandbox in
             let clock = ContinuousClock()
             let start = clock.now
-            let (mount, _) = try mountWithForeignJournal(sandbox, #"""
-                python3 -c 'import struct, sys
-                n = 1 << 20; b = bytearray(n)
-                for u in range(0, n - 9, 9):
-                    b[u:u + 4] = struct.pack("<I", n - u - 8); b[u + 4] = 0xA5; b[u + 6] = 1; b[u + 8] = 1
-                open(sys.argv[1], "wb").write(b)' \#(DeviceFolder.segmentName(1))
-                """#)
+            let (mount, _) = try mountWithForeignJournal(sandbox, Self.checksumBomb)
             #expect(mount.status == 0, "\(mount)")
             #expect(try sandbox.ok("echo x > $M/k; sleep 3; cat $M/k; ls $M") == "x\nk\n")
             #expect(clock.now - start < .seconds(30))
             let log = try String(contentsOfFile: sandbox.stateDirectory + "/daemon.log", encoding: .utf8)
             let all = (mount.error + log).split(separator: "\n").filter { $0.contains("warning") }
             #expect(all.count == 1 && all.allSatisfy { $0.contains("not whole records") }, "\(all)")
+        }
+    }
+
+    @Test func aChecksumBombArrivingUnderAMountIsSaidOnceInTheDaemonLog() throws {
+        try withMount { sandbox in
+            let folder = sandbox.syncDirectory + "/devices/" + Self.sampleDevice
+            let clock = ContinuousClock()
+            let start = clock.now
+            #expect(try sandbox.ok("""
+                mkdir -p '\(folder)' && cd '\(folder)' && \(Self.checksumBomb)
+                for i in 1 2 3; do echo $i > $M/k; sleep 1; done; cat $M/k; ls $M
+                """) == "3\nk\n")
+            #expect(clock.now - start < .seconds(30))
+            let log = try String(contentsOfFile: sandbox.stateDirectory + "/daemon.log", encoding: .utf8)
+            let lines = log.split(separator: "\n").filter { $0.contains("warning") }
+            #expect(lines.count == 1 && lines.allSatisfy { $0.contains("not whole records") }, "\(log)")
         }
     }
 }
