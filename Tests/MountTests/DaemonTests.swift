@@ -186,3 +186,23 @@ struct DaemonStartFailureTests {
         }
     }
 }
+
+/// FUSEKit's example filesystem (README "FUSEKit") serves what it says.
+@Suite("fusekit-hello", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
+struct FUSEKitExampleTests {
+    @Test("fusekit-hello mounts a read-only folder with one file, and fusermount3 -u ends it")
+    func hello() throws {
+        let hello = MountEnvironment.productsDirectory.appendingPathComponent("fusekit-hello").path
+        try #require(access(hello, X_OK) == 0, "fusekit-hello is not built at \(hello)")
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                mkdir h; \#(hello) $T/h & pid=$!
+                while [ ! -e h/hello ]; do sleep 0.05; done
+                ls h; cat h/hello; stat -c '%A %s' h/hello
+                echo x > h/hello 2>/dev/null || echo "read-only"
+                fusermount3 -u h; wait $pid; echo "exited: $?"
+                """#)
+            #expect(output == "hello\nHello from FUSEKit!\n-r--r--r-- 20\nread-only\nexited: 0\n")
+        }
+    }
+}
