@@ -1,21 +1,36 @@
 import Foundation
 import KVStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How get/set/rm/ls/status reach a store: through the daemon that holds its
 /// state directory (a state directory belongs to one process at a time), or
 /// by opening the store here.
 enum StoreAccess {
+    /// How long a busy state directory with no daemon to ask is waited for:
+    /// a daemon that was just unmounted (`umount m && kvfs get k`) closes its
+    /// control socket first and its store a moment later.
+    static let busyWait: Duration = .seconds(3)
+
     /// Runs `request` on the store the options name and returns what to print.
     static func perform(_ request: StoreRequest, _ options: StoreOptions) throws -> Data {
-        let reply: StoreReply
-        if let answered = try ControlSocket.send(request, stateDirectory: options.stateURL.path) {
-            reply = answered
-        } else {
-            let store = try DeviceStore(syncDirectory: options.syncURL, stateDirectory: options.stateURL, readOnly: request.onlyReads)
-            defer { store.close() }
-            reply = request.perform(on: store)
+        let deadline = ContinuousClock.now + busyWait
+        while true {
+            do {
+                let reply = try reply(to: request, options)
+                if let failure = reply.failure { throw failure }
+                return reply.output
+            } catch KVStoreError.stateDirectoryBusy(_, _) where ContinuousClock.now < deadline {
+                usleep(100_000)
+            }
         }
-        if let failure = reply.failure { throw failure }
-        return reply.output
+    }
+
+    private static func reply(to request: StoreRequest, _ options: StoreOptions) throws -> StoreReply {
+        if let answered = try ControlSocket.send(request, stateDirectory: options.stateURL.path) { return answered }
+        let store = try DeviceStore(syncDirectory: options.syncURL, stateDirectory: options.stateURL, readOnly: request.onlyReads)
+        defer { store.close() }
+        return request.perform(on: store)
     }
 }

@@ -97,6 +97,18 @@ struct CommandLineTests {
         }
     }
 
+    @Test("right after a plain fusermount3 -u or umount (the daemon still closing the store), kvfs get waits for it instead of calling the state directory busy")
+    func getRightAfterUmount() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                for i in 1 2 3 4 5; do
+                    kvfs mount $M $S && echo v$i > $M/k && fusermount3 -u $M && kvfs get k $S
+                done
+                """#)
+            #expect(output == "v1\nv2\nv3\nv4\nv5\n")
+        }
+    }
+
     @Test("with no --sync-dir the default store under $XDG_DATA_HOME serves, with a mount and without")
     func defaultStore() throws {
         try withSandbox { sandbox in
