@@ -89,8 +89,9 @@ public enum KVMount {
         watcher.stop()
         store.removeChangeObserver(observer)
         commitListener.map(store.removeCommitListener)
-        scanner?.stop()
         fileSystem.commitAll()
+        store.close()
+        scanner?.finish(timeout: 2)  // the closed store's last progress tells the other machines this one stopped
         logger.info("unmounted \(mountPoint): every write committed; exiting")
         return status
     }

@@ -64,6 +64,20 @@ public final class SyncthingScanner: Sendable {
         state.withLock { $0.stopped = true }
     }
 
+    /// Stops, after one last scan of this device's folder made now and
+    /// waited for (at most `timeout` seconds): what closing the store wrote
+    /// (its final reading progress, which tells the others it stopped) leaves
+    /// before the daemon exits. Skipped while Syncthing does not answer.
+    public func finish(timeout: TimeInterval) {
+        let folder = state.withLock { state -> SyncthingFolder? in
+            defer { state.stopped = true }
+            return state.failing || state.stopped ? nil : state.folder
+        }
+        guard let folder else { return }
+        _ = try? PlainHTTP.send("POST", host: endpoint.host, port: endpoint.port, path: Self.scanPath(folder, sub: folder.sub),
+                                headers: ["X-API-Key": endpoint.apiKey], timeout: timeout)
+    }
+
     /// Scans until no request is pending.
     private func drain() {
         while true {
@@ -87,8 +101,7 @@ public final class SyncthingScanner: Sendable {
             if let known = state.withLock({ $0.folder }) { folder = known } else { folder = try findFolder() }
             let whole = state.withLock { $0.scanWholeDirectory }
             let sub = whole ? folder.syncDirectory : folder.sub
-            let query = "folder=\(Self.encode(folder.id))" + (sub.isEmpty ? "" : "&sub=\(Self.encode(sub))")
-            let response = try call("POST", "/rest/db/scan?" + query)
+            let response = try call("POST", Self.scanPath(folder, sub: sub))
             guard response.status == 200 else {
                 state.withLock { $0.folder = nil }  // the folders may have changed: look again next time
                 throw SyncthingError("scan of \(folder.id)/\(sub) refused: HTTP \(response.status) \(Self.text(response.body))")
@@ -134,6 +147,11 @@ public final class SyncthingScanner: Sendable {
         } catch {
             throw SyncthingError("Syncthing at \(endpoint) does not answer (\(error))")
         }
+    }
+
+    /// `/rest/db/scan` of `sub` in `folder` (all of it when `sub` is empty).
+    private static func scanPath(_ folder: SyncthingFolder, sub: String) -> String {
+        "/rest/db/scan?folder=\(encode(folder.id))" + (sub.isEmpty ? "" : "&sub=\(encode(sub))")
     }
 
     private static func encode(_ text: String) -> String {
