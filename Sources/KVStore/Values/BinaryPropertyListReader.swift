@@ -140,8 +140,8 @@ enum BinaryPropertyListReader {
                 guard units <= tableOffset / 2 else { throw fail("object runs past the object table") }
                 let field = try span(first, units * 2)
                 try budget.spend(bytes: units * 2)
-                let text = String(decoding: (0..<units).lazy.map { UInt16(field[2 * $0]) << 8 | UInt16(field[2 * $0 + 1]) }, as: UTF16.self)
-                return .string(text)
+                let codeUnits = (0..<units).map { UInt16(field[2 * $0]) << 8 | UInt16(field[2 * $0 + 1]) }
+                return .string(String(decoding: codeUnits, as: UTF16.self))  // a lone surrogate becomes U+FFFD
             case 0xA:
                 let (count, first) = try length(at: start, low: low)
                 let references = try referenceList(first, count)
