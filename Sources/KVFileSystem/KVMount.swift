@@ -47,7 +47,7 @@ public enum KVMount {
         var sessionCreated = false
         do {
             let options = MountOptions(fsName: "kvfs:" + configuration.syncDirectory.path, subtype: "kvfs",
-                                       debug: configuration.debug, other: configuration.fuseOptions)
+                                       debug: configuration.debug, other: configuration.mountOptions)
             session = try FUSESession(fileSystem: fileSystem, options: options)
             sessionCreated = true
             try session.mount(at: mountPoint)
@@ -60,6 +60,7 @@ public enum KVMount {
         let fuseLogger = Logger(label: "kvfs.fuse")
         LibfuseLog.setHandler { message in fuseLogger.debug("\(message)") }
         invalidator.attach(session)
+        fileSystem.mounted(at: configuration.mountPoint)
         let observer = store.addVisibilityObserver { keys in fileSystem.keysChanged(keys) }
         let watcher = SyncWatcher(store: store, pollInterval: configuration.pollInterval, polling: configuration.polling)
         let syncthingLogger = Logger(label: "kvfs.syncthing")

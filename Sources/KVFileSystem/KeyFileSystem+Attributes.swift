@@ -22,8 +22,8 @@ extension KeyFileSystem {
         if let value = FileName.decode(name).flatMap(store.entry(forKey:)) {
             return AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)), timeout: Self.cacheTimeout)
         }
-        if let pending = newestWriter(of: inode) {
-            return AttributeReply(fileAttributes(inode, size: pending.content.count, modified: .now()), timeout: 0)
+        if let size = pendingSize(of: inode, for: request.context.pid) {
+            return AttributeReply(fileAttributes(inode, size: size, modified: .now()), timeout: 0)
         }
         throw .ENOENT
     }

@@ -1,5 +1,8 @@
 import FUSEKit
 import KVStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension KeyFileSystem {
     /// The largest scratch file kept in memory: editors' swap files, never a store value.
@@ -27,12 +30,12 @@ extension KeyFileSystem {
                 content = file.content
             } else if let value = FileName.decode(name).flatMap(store.entry(forKey:)) {
                 content = value.content
-            } else if let pending = newestWriter(of: inode) {
-                content = pending.content
+            } else if hasWriter(inode) {
+                content = []  // created, not yet committed: empty to all but its writer
             } else {
                 throw .ENOENT
             }
-            let handle = register(OpenFile(inode: inode, flags: flags, content: content))
+            let handle = register(OpenFile(inode: inode, flags: flags, content: content, opener: request.context.pid))
             // A reader's close has nothing to commit: no FLUSH round trip for it.
             return OpenReply(handle: handle, options: flags.isWritable ? Self.keyFileOptions : Self.keyFileOptions.union(.noFlush))
         }
@@ -79,8 +82,23 @@ extension KeyFileSystem {
         do { try store.checkQuota(forKey: key, size: size) } catch { throw Errno(error) }
     }
 
+    /// Commits the buffer: every close commits, except a close after which
+    /// the closing process, or the one that opened the file, still holds it
+    /// open for writing while the buffer holds nothing but open's O_TRUNC or
+    /// O_CREAT (see ``ProcessFiles``): that bare truncation waits for the
+    /// close that ends the redirection.
     public func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: Request) throws(Errno) {
-        try commit(handle, onlyWritten: true)
+        let (bare, opener, processFiles): (Bool, pid_t, ProcessFiles?) = lock.withLock {
+            guard let file = files[handle] else { return (false, 0, nil) }
+            return (file.dirty && !file.written, file.opener, self.processFiles)
+        }
+        var stillOpen = false
+        if bare, let processFiles {
+            let closer = request.context.pid
+            stillOpen = processFiles.holdsOpenForWriting(inode.rawValue, pid: closer)
+                || (opener != closer && processFiles.holdsOpenForWriting(inode.rawValue, pid: opener))
+        }
+        try commit(handle, onlyWritten: stillOpen)
     }
 
     public func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: Request) throws(Errno) {
@@ -88,8 +106,8 @@ extension KeyFileSystem {
         do { try store.flush() } catch { throw Errno(error) }
     }
 
-    /// Commits what is left (a bare O_TRUNC or O_CREAT that no flush
-    /// committed) and drops the buffer. Its signature must be FUSEKit's
+    /// Commits what is left (a bare O_TRUNC or O_CREAT whose last close was
+    /// not this process's, see ``flush``) and drops the buffer. Its signature must be FUSEKit's
     /// exactly (no `request:`), or the protocol's empty default runs instead.
     public func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags) {
         try? commit(handle)
@@ -102,9 +120,20 @@ extension KeyFileSystem {
     /// size of the file is dropped. A buffer one of whose writes was refused
     /// is never committed: its refusal is thrown again.
     ///
+    /// A create whose value is refused leaves the name free, as it was.
+    ///
     /// - Parameter onlyWritten: commit only what write() or ftruncate() put in
-    ///   the buffer, leaving a bare O_TRUNC or O_CREAT to a later commit (flush).
+    ///   the buffer, leaving a bare O_TRUNC or O_CREAT to a later commit.
     func commit(_ handle: UInt64, onlyWritten: Bool = false) throws(Errno) {
+        do throws(Errno) {
+            try commitBuffer(handle, onlyWritten: onlyWritten)
+        } catch {
+            freeNameIfNeverCommitted(handle)
+            throw error
+        }
+    }
+
+    private func commitBuffer(_ handle: UInt64, onlyWritten: Bool) throws(Errno) {
         let pending: (key: String, file: OpenFile)? = try locked { () throws(Errno) in
             guard let file = files[handle] else { return nil }
             if let refusal = file.refusal { throw refusal }
@@ -127,8 +156,31 @@ extension KeyFileSystem {
         if let failure { throw Errno(failure) }
     }
 
-    /// The open writable buffer of a file not yet in the store (created, not yet closed). Called with the lock held.
-    func newestWriter(of inode: InodeNumber) -> OpenFile? {
-        files.values.filter { $0.inode == inode && $0.writable }.last
+    /// After a refused commit: if the file's name holds no key and no other
+    /// writer's buffer (a refused create), the name goes, here and in the
+    /// kernel's cache of entries, so the next create, `rm` or `cat` of it
+    /// meets no leftover of the refused one.
+    private func freeNameIfNeverCommitted(_ handle: UInt64) {
+        let name: String? = lock.withLock {
+            guard let file = files[handle], let name = nodes.name(of: file.inode), scratch[name] == nil,
+                  FileName.decode(name).flatMap(store.entry(forKey:)) == nil,
+                  !files.contains(where: { $0.key != handle && $0.value.inode == file.inode && $0.value.writable }) else { return nil }
+            nodes.unname(name)
+            return name
+        }
+        if let name { invalidator.invalidate(name: name) }
+    }
+
+    /// Whether a file not in the store has a writer (created, not yet committed). Called with the lock held.
+    func hasWriter(_ inode: InodeNumber) -> Bool {
+        files.values.contains { $0.inode == inode && $0.writable }
+    }
+
+    /// What a key being created, not yet committed, shows to `process`: its
+    /// own buffer's size to the process writing it, else empty. Called with the lock held.
+    func pendingSize(of inode: InodeNumber, for process: pid_t) -> Int? {
+        let writers = files.values.filter { $0.inode == inode && $0.writable }
+        guard !writers.isEmpty else { return nil }
+        return writers.last { $0.opener == process && process != 0 }?.content.count ?? 0
     }
 }

@@ -46,8 +46,8 @@ extension KeyFileSystem {
                 return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: value.size, modified: Self.timestamp(value.stamp)),
                                             timeout: Self.cacheTimeout))
             }
-            if let inode = nodes.inode(of: name), let pending = newestWriter(of: inode) {
-                return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: pending.content.count, modified: .now()), timeout: 0))
+            if let inode = nodes.inode(of: name), let size = pendingSize(of: inode, for: request.context.pid) {
+                return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: size, modified: .now()), timeout: 0))
             }
             return .negative(timeout: Self.cacheTimeout)
         }
@@ -85,7 +85,7 @@ extension KeyFileSystem {
             content = existing?.content ?? []
         }
         let inode = nodes.lookUp(name)
-        let file = OpenFile(inode: inode, flags: flags, content: content, isNew: isNew)
+        let file = OpenFile(inode: inode, flags: flags, content: content, isNew: isNew, opener: request.context.pid)
         let handle = register(file)
         let attributes = fileAttributes(inode, size: file.content.count, modified: .now())
         return CreateReply(entry: EntryReply(attributes, attributeTimeout: 0, entryTimeout: Self.cacheTimeout),
@@ -104,7 +104,7 @@ extension KeyFileSystem {
         case let .key(key):
             if store.entry(forKey: key) != nil {
                 do { try store.removeValue(forKey: key) } catch { throw Errno(error) }
-            } else if nodes.inode(of: name).flatMap(newestWriter(of:)) == nil {
+            } else if !(nodes.inode(of: name).map(hasWriter) ?? false) {
                 throw .ENOENT
             }
             // Else created and not committed yet (vim's `.swpx` probe): unnamed, it never will be.

@@ -32,6 +32,8 @@ public final class KeyFileSystem: FileSystemOperations, @unchecked Sendable {
     var files: [UInt64: OpenFile] = [:]
     var directories: [UInt64: [DirectoryEntry]] = [:]
     var nextHandle: UInt64 = 1
+    /// How flush asks whether a process still holds a file open; nil until ``mounted(at:)``.
+    var processFiles: ProcessFiles?
 
     /// A filesystem over `store`, with the given scratch-file globs.
     public init(store: DeviceStore, scratchPatterns: [String], invalidator: Invalidator) {
@@ -39,6 +41,12 @@ public final class KeyFileSystem: FileSystemOperations, @unchecked Sendable {
         self.scratchPatterns = ScratchPatterns(patterns: scratchPatterns)
         self.invalidator = invalidator
         owner = (getuid(), getgid())
+    }
+
+    /// Tells the filesystem where it is mounted (once mounted, before serving).
+    public func mounted(at mountPoint: String) {
+        let found = ProcessFiles(mountPoint: mountPoint)
+        lock.withLock { processFiles = found }
     }
 
     public func initialize(_ connection: inout ConnectionInfo) {

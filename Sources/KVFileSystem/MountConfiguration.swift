@@ -27,6 +27,15 @@ public struct MountConfiguration: Sendable {
     /// Whether to mount over a folder that holds files, hiding them (`-o nonempty`).
     public var mountOverFiles = false
 
+    /// The options FUSE mounts with: ``fuseOptions``, plus `default_permissions`
+    /// whenever `allow_other` is among them, so the kernel enforces the modes
+    /// the files show (0644 keys and a 0755 folder, owned by the mounting
+    /// user) for the other users `allow_other` lets in.
+    public var mountOptions: [String] {
+        fuseOptions.contains("allow_other") && !fuseOptions.contains("default_permissions")
+            ? fuseOptions + ["default_permissions"] : fuseOptions
+    }
+
     /// vim's swap files and its write test, backups, and emacs's lock and auto-save files.
     public static let defaultScratchPatterns = [".*.sw?", "*~", "4913", ".#*", "#*#"]
 

@@ -1,20 +1,25 @@
 import FUSEKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An open file: the private buffer a writer works on, committed on flush,
 /// fsync or release; or, for a reader, the content as it was at open.
 final class OpenFile {
     let inode: InodeNumber
+    /// The process that opened it (0 when unknown): a new key's writer, and
+    /// where its descriptors are (see ``ProcessFiles``).
+    let opener: pid_t
     let writable: Bool
     let append: Bool
     var content: [UInt8]
     /// Whether the buffer holds writes (or an O_TRUNC) not yet committed.
     var dirty: Bool
     /// Whether write() or ftruncate() changed the buffer since it was last
-    /// committed. A flush with only open's O_TRUNC or O_CREAT to commit is
-    /// left to release (or to a rename or unlink of the file): a shell's
-    /// `> k` flushes once as it moves the file to standard output, before
-    /// the command has written anything, and a write refused after that
-    /// must leave the old value, or no key.
+    /// committed. A buffer with only open's O_TRUNC or O_CREAT to commit is
+    /// committed at the last close in the closing process (see
+    /// ``KeyFileSystem/flush(_:handle:lockOwner:request:)``), else at release
+    /// or at a rename or unlink of the file.
     var written = false
     /// The error that refused one of this handle's writes (EDQUOT): what is
     /// left in the buffer is not what the writer meant, so it is never
@@ -24,8 +29,9 @@ final class OpenFile {
     /// - Parameters:
     ///   - content: the file's content now.
     ///   - isNew: whether the open creates the file, so closing it commits even without a write.
-    init(inode: InodeNumber, flags: OpenFlags, content: [UInt8], isNew: Bool = false) {
+    init(inode: InodeNumber, flags: OpenFlags, content: [UInt8], isNew: Bool = false, opener: pid_t = 0) {
         self.inode = inode
+        self.opener = opener
         writable = flags.isWritable
         append = flags.contains(.append)
         let truncated = flags.contains(.truncate) && writable

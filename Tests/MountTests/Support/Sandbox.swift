@@ -8,8 +8,8 @@ import Glibc
 /// state directory (`state`), mount point (`m`), and `HOME`/`XDG_*` for the
 /// child processes, so tests run side by side without meeting.
 ///
-/// Scripts run with `/bin/sh -c` in the folder, with `kvfs` (the built one)
-/// first on `PATH` and these variables: `T` (the folder), `M` (the mount
+/// Scripts run with `/bin/sh -c` in the folder, with `kvfs` (the built one,
+/// or `$KVFS_BINARY`'s, to check a test against another build) first on `PATH` and these variables: `T` (the folder), `M` (the mount
 /// point), `SYNC`, `STATE`, and `S` (`--sync-dir $SYNC --state-dir $STATE`).
 /// ``close()`` unmounts everything under the folder — cleanly if it can, else
 /// by killing the daemon and detaching the mount — and removes it.
@@ -39,7 +39,7 @@ final class Sandbox {
         namespace = MountNamespace()
         let inherited = ProcessInfo.processInfo.environment
         environment = [
-            "PATH": MountEnvironment.productsDirectory.path + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "PATH": (MountEnvironment.kvfs as NSString).deletingLastPathComponent + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "HOME": path + "/home",
             "XDG_DATA_HOME": path + "/home/data",
             "XDG_STATE_HOME": path + "/home/state",

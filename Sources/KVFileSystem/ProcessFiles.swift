@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which files a process has open, as `/proc` tells: how a `flush` learns
+/// whether the close it reports is the file's last one in that process.
+///
+/// FUSE sends `FLUSH` for every `close(2)`, also of one of several
+/// descriptors sharing an open file. A shell's `> k` opens the key, moves the
+/// descriptor to standard output with `dup2` and closes the original — a
+/// `FLUSH` before the command has written a byte. Committing that bare
+/// truncation would lose the old value when the command's write is then
+/// refused (SPEC: a refused write leaves the old value); not committing a
+/// bare truncation at all would let `: > k` wait for `RELEASE`, which the
+/// kernel sends after `close()` has returned (SPEC: every close commits).
+/// So a bare truncation is committed at the close after which the closing
+/// process holds the file open for writing nowhere else.
+///
+/// Nothing here touches the mount (only `/proc`), so it never sends FUSE a
+/// request and can run inside one. A process this one may not inspect, or
+/// one outside its pid namespace (pid 0), counts as holding nothing: the
+/// close then commits, as "every close commits" asks.
+struct ProcessFiles {
+    /// The mount's device (`MAJOR:MINOR`, as mountinfo shows it).
+    let device: String
+
+    /// Finds the device of the kvfs mount at `mountPoint` in this process's
+    /// mount table. Only the folder holding the mount point is resolved: a
+    /// look at the mount point itself would be a request to this filesystem,
+    /// which is not served yet.
+    init?(mountPoint: String) {
+        let name = (mountPoint as NSString).lastPathComponent
+        guard let folder = realpath((mountPoint as NSString).deletingLastPathComponent, nil) else { return nil }
+        defer { free(folder) }
+        let path = String(cString: folder) == "/" ? "/" + name : String(cString: folder) + "/" + name
+        guard let line = Self.mountTable(of: "self").first(where: { $0.mountPoint == path && $0.type == "fuse.kvfs" }) else {
+            return nil
+        }
+        device = line.device
+    }
+
+    /// Whether process `pid` has `inode` of this mount open for writing at some descriptor.
+    func holdsOpenForWriting(_ inode: UInt64, pid: pid_t) -> Bool {
+        guard pid > 0, let folder = opendir("/proc/\(pid)/fdinfo") else { return false }
+        defer { closedir(folder) }
+        var mounts: [Substring: String]?
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.first?.isNumber == true, let info = Self.read("/proc/\(pid)/fdinfo/\(name)") else { continue }
+            var flags: Int32?, fileInode: UInt64?, mountID: Substring?
+            for line in info.split(separator: "\n") {
+                let parts = line.split(separator: "\t", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                switch parts[0] {
+                case "flags:": flags = Int32(parts[1], radix: 8)
+                case "ino:": fileInode = UInt64(parts[1])
+                case "mnt_id:": mountID = parts[1]
+                default: break
+                }
+            }
+            guard fileInode == inode, let flags, flags & O_ACCMODE != O_RDONLY, let mountID else { continue }
+            // An inode number alone may be another filesystem's (a terminal's, say): check the device.
+            if mounts == nil {
+                mounts = Dictionary(Self.mountTable(of: String(pid)).map { (Substring($0.id), $0.device) }, uniquingKeysWith: { a, _ in a })
+            }
+            if mounts?[mountID] == device { return true }
+        }
+        return false
+    }
+
+    private struct MountLine {
+        let id: String, device: String, mountPoint: String, type: String
+    }
+
+    /// A process's mount table (`/proc/PID/mountinfo`): id, device, mount point, type.
+    private static func mountTable(of process: String) -> [MountLine] {
+        guard let text = read("/proc/\(process)/mountinfo") else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 7, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count else { return nil }
+            return MountLine(id: String(fields[0]), device: String(fields[2]),
+                             mountPoint: unescape(fields[4]), type: String(fields[dash + 1]))
+        }
+    }
+
+    private static func unescape(_ field: Substring) -> String {
+        field.replacingOccurrences(of: "\\040", with: " ").replacingOccurrences(of: "\\011", with: "\t")
+            .replacingOccurrences(of: "\\012", with: "\n").replacingOccurrences(of: "\\134", with: "\\")
+    }
+
+    /// A small `/proc` file's text, or nil.
+    private static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
