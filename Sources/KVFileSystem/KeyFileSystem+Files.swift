@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 extension KeyFileSystem {
-    /// The largest scratch file kept in memory: editors' swap files, never a store value.
+    /// The most memory editors' scratch files may take together, in the
+    /// folder and in open buffers: past it a write answers ENOSPC, as a full disk does.
     static let maxScratchBytes = 64 << 20
 
     /// How every key and scratch file is opened: direct I/O, so each read is
@@ -62,7 +63,7 @@ extension KeyFileSystem {
         if let refusal = file.refusal { throw refusal }
         let newSize = max(file.content.count, (file.append ? file.content.count : Int(offset)) + bytes.count)
         do throws(Errno) {
-            try checkSize(newSize, of: inode)
+            try checkSize(newSize, of: inode, handle: handle)
         } catch {
             file.refusal = error  // the writes before this one are not a value to commit
             throw error
@@ -71,15 +72,27 @@ extension KeyFileSystem {
         return bytes.count
     }
 
-    /// EDQUOT as soon as a buffer would pass a limit once committed. Called with the lock held.
-    func checkSize(_ size: Int, of inode: InodeNumber) throws(Errno) {
+    /// EDQUOT as soon as a key's buffer would pass a limit once committed;
+    /// ENOSPC as soon as scratch files would take more than their share of
+    /// memory. `handle` is the buffer growing to `size`, if any. Called with the lock held.
+    func checkSize(_ size: Int, of inode: InodeNumber, handle: UInt64? = nil) throws(Errno) {
         guard let name = nodes.name(of: inode) else { return }
         if scratch[name] != nil {
-            if size > Self.maxScratchBytes { throw .EFBIG }
+            if scratchBytes(besides: handle) + size > Self.maxScratchBytes { throw .ENOSPC }
             return
         }
         guard let key = FileName.decode(name) else { return }
         do { try store.checkQuota(forKey: key, size: size) } catch { throw Errno(error) }
+    }
+
+    /// The memory scratch files take: their stored content and every open
+    /// writable buffer of one, but `handle`'s. Called with the lock held.
+    private func scratchBytes(besides handle: UInt64?) -> Int {
+        let stored = scratch.values.reduce(0) { $0 + $1.content.count }
+        let buffers = files.lazy.filter { $0.key != handle && $0.value.writable }
+            .filter { self.nodes.name(of: $0.value.inode).map { self.scratch[$0] != nil } ?? true }
+            .reduce(0) { $0 + $1.value.content.count }
+        return stored + buffers
     }
 
     /// Commits the buffer: every close commits, except a close after which

@@ -101,6 +101,7 @@ extension KeyFileSystem {
             throw .EISDIR
         case .scratch:
             guard scratch.removeValue(forKey: name) != nil else { throw .ENOENT }
+            Allocator.trim()  // a swap file can be tens of megabytes: give them back
         case let .key(key):
             if store.entry(forKey: key) != nil {
                 do { try store.removeValue(forKey: key) } catch { throw Errno(error) }

@@ -41,6 +41,7 @@ public final class KeyFileSystem: FileSystemOperations, @unchecked Sendable {
         self.scratchPatterns = ScratchPatterns(patterns: scratchPatterns)
         self.invalidator = invalidator
         owner = (getuid(), getgid())
+        Allocator.mapLargeBlocks()
     }
 
     /// Tells the filesystem where it is mounted (once mounted, before serving).

@@ -24,7 +24,7 @@ enum ExitStatus {
     static func of(_ error: KVStoreError) -> Int32 {
         switch error {
         case .stateDirectoryBusy: busy
-        case .io: ioError
+        case .io, .diskFull: ioError
         default: failure
         }
     }

@@ -69,11 +69,18 @@ final class JournalWriter {
     }
 
     /// Appends one record with one write(2), so readers see all of it or none of it in the common case.
+    /// A write that fails part way (a full disk) is cut off again, so the
+    /// journal never keeps half a record for later appends to follow.
     func append(_ record: JournalRecord) throws(KVStoreError) {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
         let frame = RecordFrame.encode(record)
-        try Files.writeAll(descriptor, frame, path: folder.segmentPath(generation))
+        do {
+            try Files.writeAll(descriptor, frame, path: folder.segmentPath(generation))
+        } catch {
+            _ = ftruncate(descriptor, off_t(segmentBytes))
+            throw error
+        }
         segmentBytes += frame.count
         needsSync = true
     }

@@ -29,6 +29,9 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(path: String, reason: String)
     /// The next write would be stamped past ``HLCTimestamp/latest``, which no reader accepts.
     case clockOutOfRange(HLCTimestamp)
+    /// The disk under the store is full (or the user's disk quota on it is
+    /// used up): nothing was written; the write may be tried again once there is room.
+    case diskFull(path: String)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -48,13 +51,14 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .keyExists: EEXIST
         case .stateDirectoryBusy: EBUSY
         case .io, .clockOutOfRange: EIO
+        case .diskFull: ENOSPC
         }
     }
 
     /// The errno's name, e.g. `EDQUOT`.
     public var errnoName: String {
         [ENOENT: "ENOENT", ENAMETOOLONG: "ENAMETOOLONG", EDQUOT: "EDQUOT", EINVAL: "EINVAL",
-         EEXIST: "EEXIST", EBUSY: "EBUSY", EIO: "EIO"][errno] ?? "errno \(errno)"
+         EEXIST: "EEXIST", EBUSY: "EBUSY", EIO: "EIO", ENOSPC: "ENOSPC"][errno] ?? "errno \(errno)"
     }
 
     /// One clear line: what failed and what to do.
@@ -82,6 +86,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): \(reason)"
         case let .clockOutOfRange(time):
             "cannot stamp a write at \(time): a record may carry no time past the year 9999; set the system clock to the right date (or this device wrote records stamped that late)"
+        case let .diskFull(path):
+            "\(path): no space left on the disk under the store; free some space there, then write again"
         }
     }
 }

@@ -45,9 +45,12 @@ enum Files {
         _ = try Folder.open(path, create: true)
     }
 
-    /// An error for the failed call just made on `path`, with errno's text.
+    /// The error for a failed call, from `errno`: a full disk (ENOSPC, or
+    /// EDQUOT from the disk's own quota) is ``KVStoreError/diskFull(path:)``,
+    /// which the mount reports as ENOSPC, as every filesystem does.
     static func error(_ path: String, _ what: String) -> KVStoreError {
-        .io(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
+        if errno == ENOSPC || errno == EDQUOT { return .diskFull(path: path) }
+        return .io(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
     }
 
     private static func existingFolder(_ path: String) throws(KVStoreError) -> Folder {
