@@ -1,7 +1,16 @@
 import Glibc
 
-/// A pthread read-write lock for FUSEKit's own bookkeeping (never held while
+/// A pthread read-write lock for ``FUSESession``'s state (never held while
 /// calling into a filesystem).
+///
+/// Why not the standard library's `Synchronization.Mutex`: a session's
+/// notifications (`notifyInvalidateInode` and friends) hold this lock shared
+/// for the whole libfuse call, so that `run` cannot unmount and close the
+/// `/dev/fuse` descriptor under them, and such a call can wait in the kernel
+/// (for a page lock, or a directory's lock held by a request in progress).
+/// With a mutex the notifications from several request threads would wait
+/// for each other; shared, they proceed together and only unmounting waits.
+/// The Synchronization module has `Mutex` and atomics, no reader-writer lock.
 final class ReadWriteLock: @unchecked Sendable {
     // @unchecked: the pthread_rwlock_t lives at a stable heap address and is
     // only touched through pthread calls, which are thread-safe.

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The write end of the pipe that the signal handler writes the signal number
 /// to; -1 until ``SignalStopper`` first installs a handler. A plain global
@@ -29,65 +30,66 @@ private let forwardSignal: @convention(c) (Int32) -> Void = { signal in
 /// signal would take its default action (killing the daemon before it
 /// commits) or, set to SIG_IGN, be lost. A handler that writes one byte
 /// works on whichever thread the kernel picks.
-final class SignalStopper: @unchecked Sendable {
-    // @unchecked: every stored property is guarded by `lock`.
-
+final class SignalStopper: Sendable {
     static let shared = SignalStopper()
 
     private struct WeakSession {
         weak var session: FUSESession?
     }
 
-    private let lock = ReadWriteLock()
-    private var sessions: [ObjectIdentifier: WeakSession] = [:]
-    private var previousActions: [Int32: sigaction] = [:]
-    private var readEnd: Int32 = -1
+    private struct State {
+        var sessions: [ObjectIdentifier: WeakSession] = [:]
+        var previousActions: [Int32: sigaction] = [:]
+        var readEnd: Int32 = -1
+    }
+
+    private let state = Mutex(State())
 
     /// Registers `session` and installs the handler for `signals`.
     func register(_ session: FUSESession, signals: [Int32]) {
-        lock.withWriteLock {
-            if readEnd < 0 {
+        state.withLock { state in
+            if state.readEnd < 0 {
                 var fds: [Int32] = [-1, -1]
                 guard pipe(&fds) == 0 else { return }
                 for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-                readEnd = fds[0]
+                state.readEnd = fds[0]
                 signalPipeWriteEnd = fds[1]
                 var thread = pthread_t()
                 pthread_create(&thread, nil, { _ in SignalStopper.shared.watch(); return nil }, nil)
                 pthread_detach(thread)
             }
-            sessions[ObjectIdentifier(session)] = WeakSession(session: session)
-            for signal in signals where previousActions[signal] == nil {
+            state.sessions[ObjectIdentifier(session)] = WeakSession(session: session)
+            for signal in signals where state.previousActions[signal] == nil {
                 var action = sigaction()
                 action.__sigaction_handler.sa_handler = forwardSignal
                 action.sa_flags = SA_RESTART
                 sigemptyset(&action.sa_mask)
                 var previous = sigaction()
-                if sigaction(signal, &action, &previous) == 0 { previousActions[signal] = previous }
+                if sigaction(signal, &action, &previous) == 0 { state.previousActions[signal] = previous }
             }
         }
     }
 
     /// Forgets `session`; restores the previous handlers once no session is left.
     func unregister(_ session: FUSESession) {
-        lock.withWriteLock {
-            guard sessions.removeValue(forKey: ObjectIdentifier(session)) != nil else { return }
-            sessions = sessions.filter { $0.value.session != nil }
-            guard sessions.isEmpty else { return }
-            for (signal, var previous) in previousActions { _ = sigaction(signal, &previous, nil) }
-            previousActions = [:]
+        state.withLock { state in
+            guard state.sessions.removeValue(forKey: ObjectIdentifier(session)) != nil else { return }
+            state.sessions = state.sessions.filter { $0.value.session != nil }
+            guard state.sessions.isEmpty else { return }
+            for (signal, var previous) in state.previousActions { _ = sigaction(signal, &previous, nil) }
+            state.previousActions = [:]
         }
     }
 
     /// The watcher thread: stops every registered session on each signal.
     private func watch() {
-        let fd = lock.withReadLock { readEnd }
+        let fd = state.withLock { $0.readEnd }
         var byte: UInt8 = 0
         while true {
             let count = read(fd, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return }
-            let targets = lock.withReadLock { sessions.values.compactMap(\.session) }
+            let targets = state.withLock { $0.sessions.values.compactMap(\.session) }
             for session in targets { session.stop() }
         }
     }
