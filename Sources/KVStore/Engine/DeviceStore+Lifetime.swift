@@ -108,6 +108,10 @@ extension DeviceStore {
 
     /// Makes everything durable, remembers what this device has seen, and releases the state directory.
     public func close() {
+        waitForCompaction()
+        durabilityTimer?.cancel()
+        // And the timer's fsync in progress, unless this is it (the store's last reference went in a tick).
+        if DispatchQueue.getSpecific(key: Self.onDurabilityQueue) == nil { durability.sync {} }
         let wasOpen = lock.withLock {
             guard !closed else { return false }
             try? writer.sync()
@@ -118,25 +122,33 @@ extension DeviceStore {
             return true
         }
         guard wasOpen else { return }
-        durabilityTimer?.cancel()
         state.unlock()
     }
 
     /// Bounds how long an acknowledged write waits for fsync (one second),
-    /// and publishes reading progress now and then.
+    /// and publishes reading progress now and then: on the durability queue,
+    /// the disk's work done without the lock.
     func startDurabilityTimer() {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        durability.setSpecific(key: Self.onDurabilityQueue, value: ())
+        let timer = DispatchSource.makeTimerSource(queue: durability)
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
         durabilityTimer = timer
     }
 
+    /// Marks the durability queue, so close() knows when it runs on it.
+    private static let onDurabilityQueue = DispatchSpecificKey<Void>()
+
     private func tick() {
-        lock.withLock {
-            guard !closed else { return }
-            try? writer.sync()  // an error reaches the next flush() or close() that asks
-            if Date().timeIntervalSince(lastProgressTime) >= progressInterval { publishProgress() }
+        let (point, progress): (JournalWriter.SyncPoint?, ReadProgress?) = lock.withLock {
+            guard !closed else { return (nil, nil) }
+            // An error reaches the next flush() or close() that asks.
+            let point = try? writer.syncPoint()
+            let due = Date().timeIntervalSince(lastProgressTime) >= progressInterval
+            return (point ?? nil, due ? unpublishedProgress() : nil)
         }
+        if let point, (try? point.perform()) != nil { lock.withLock { writer.didSync(point) } }
+        if let progress, publish(progress) { lock.withLock { publishedProgress(progress) } }
     }
 }

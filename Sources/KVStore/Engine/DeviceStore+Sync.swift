@@ -9,10 +9,22 @@ extension DeviceStore {
     }
 
     /// Makes every acknowledged write durable on disk (fsync of the journal).
+    /// The fsync runs without the lock; a compaction in progress is waited for.
     public func flush() throws(KVStoreError) {
         lock.lock()
-        defer { lock.unlock() }
-        try writer.sync()
+        let taken = Result { () throws(KVStoreError) in try writer.syncPoint() }
+        lock.unlock()
+        if let point = try taken.get() {
+            try point.perform()
+            lock.withLock { writer.didSync(point) }
+        }
+        waitForCompaction()  // its snapshot, and the segment it retires, are durable too
+    }
+
+    /// Returns once no compaction is writing its snapshot.
+    func waitForCompaction() {
+        compactionLock.lock()
+        compactionLock.unlock()
     }
 
     /// Reads what other devices wrote since the last call, merges it, and
@@ -129,9 +141,19 @@ extension DeviceStore {
 
     // MARK: This device's folder
 
-    /// Compacts this device's journal into a snapshot of its records that
-    /// still win, less the tombstones ``TombstoneCollection`` lets go. Called with the lock held.
+    /// Compacts this device's journal now, the snapshot included, all with
+    /// the lock held: for a folder that must be whole again at once, and tests.
     func compact() {
+        guard !compactionInFlight, let compaction = startCompaction() else { return }
+        finish(compaction)
+        compactionInFlight = false
+    }
+
+    /// Starts compacting this device's journal into a snapshot of its records
+    /// that still win, less the tombstones ``TombstoneCollection`` lets go;
+    /// returns the part to do without the lock (``finish(_:)``, by the same
+    /// thread), or nil if it could not start. Called with the lock held.
+    func startCompaction() -> JournalWriter.Compaction? {
         let current = merged.records(writtenBy: deviceID)
         let tombstones = current.compactMap { record -> (key: String, stamp: Stamp)? in
             guard case let .remove(key) = record.operation else { return nil }
@@ -148,9 +170,24 @@ extension DeviceStore {
         }
         do {
             let stamp = Stamp(time: try clock.now(), device: deviceID)
-            try writer.compact(kept, stamp: stamp)
+            let compaction = try writer.beginCompaction(kept, stamp: stamp)
             ownLatest = stamp.time
             _ = noteVisibleChanges(merged.replace(recordsOf: deviceID, with: kept))
+            compactionInFlight = true
+            compactionLock.lock()
+            return compaction
+        } catch {
+            warningHandler("compaction failed, the journal keeps growing: \(error)")
+            return nil
+        }
+    }
+
+    /// Writes a compaction's snapshot and removes the files it replaces, on
+    /// the thread that started it; the caller then clears `compactionInFlight`.
+    func finish(_ compaction: JournalWriter.Compaction) {
+        defer { compactionLock.unlock() }
+        do throws(KVStoreError) {
+            try compaction.finish()
         } catch {
             warningHandler("compaction failed, the journal keeps growing: \(error)")
         }
@@ -173,17 +210,36 @@ extension DeviceStore {
     /// Publishes how far this device has read every other one, if that
     /// changed (see ``TombstoneCollection``). Called with the lock held.
     func publishProgress() {
-        guard !isReadOnly && !writer.isDisplaced else { return }
+        guard let progress = unpublishedProgress() else { return }
+        if publish(progress) { publishedProgress(progress) }
+    }
+
+    /// The progress to publish, if it changed since it was last published. Called with the lock held.
+    func unpublishedProgress() -> ReadProgress? {
+        guard !isReadOnly && !writer.isDisplaced else { return nil }
         var read: [DeviceID: HLCTimestamp] = [:]
         for device in readers.keys where device != deviceID { read[device] = mergedUpTo(device) }
         let progress = ReadProgress(own: ownLatest, read: read)
-        guard progress != publishedProgress else { return }
+        return progress == publishedProgress ? nil : progress
+    }
+
+    /// Writes the progress file (an fsync'ed atomic write): with or without
+    /// the lock, one writer at a time. Returns whether it was written.
+    func publish(_ progress: ReadProgress) -> Bool {
+        progressLock.lock()
+        defer { progressLock.unlock() }
         do {
             try sync.publish(progress, of: deviceID)
-            publishedProgress = progress
-            lastProgressTime = Date()
+            return true
         } catch {
             warningHandler("cannot publish reading progress: \(error)")
+            return false
         }
+    }
+
+    /// Remembers what was published. Called with the lock held.
+    func publishedProgress(_ progress: ReadProgress) {
+        publishedProgress = progress
+        lastProgressTime = Date()
     }
 }

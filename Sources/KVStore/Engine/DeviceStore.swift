@@ -71,6 +71,15 @@ public final class DeviceStore: @unchecked Sendable {
     var undeliveredInitialChange: StoreChange?
     var closed = false
     var durabilityTimer: DispatchSourceTimer?
+    /// Where the once-a-second fsync and progress file are written, without the lock.
+    let durability = DispatchQueue(label: "kvfs.store.durability", qos: .utility)
+    /// Whether a compaction's snapshot is being written, without the lock.
+    var compactionInFlight = false
+    /// Held while a compaction's snapshot is written, so that flush() and
+    /// close() can wait for it. Taken with the lock held, never the other way round.
+    let compactionLock = NSLock()
+    /// Serializes writes of the progress file, whichever thread publishes.
+    let progressLock = NSLock()
     /// Called with each record this device appends, under the lock (the property tests' reference model listens).
     var onAppend: ((JournalRecord) -> Void)?
 
@@ -260,7 +269,12 @@ public final class DeviceStore: @unchecked Sendable {
     private func write(key: String, _ decide: (KeyEntry?) throws(KVStoreError) -> JournalRecord.Operation?) throws(KVStoreError) {
         var listeners: [@Sendable () -> Void] = []
         var displaced: Set<String> = []
+        var compaction: JournalWriter.Compaction?
         defer {  // after the lock is released
+            if let compaction {  // the writer that started it writes the snapshot, without the lock
+                finish(compaction)
+                lock.withLock { compactionInFlight = false }
+            }
             for listener in listeners { listener() }
             if !displaced.isEmpty { record(StoreChange(reason: .quotaViolationChange, keys: Array(displaced))) }
             announceVisibleChanges()
@@ -285,7 +299,7 @@ public final class DeviceStore: @unchecked Sendable {
             // The caller knows what it wrote; the quota rule may have moved other keys.
             unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
             displaced = merged.setAside.subtracting(setAsideBefore)
-            if writer.shouldCompact { compact() }
+            if writer.shouldCompact && !compactionInFlight { compaction = startCompaction() }
             listeners = Array(commitListeners.values)
         } catch {
             if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }

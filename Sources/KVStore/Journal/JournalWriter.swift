@@ -22,7 +22,11 @@ final class JournalWriter {
     /// Bytes in the current segment: what compaction weighs against the snapshot.
     private(set) var segmentBytes = 0
     private(set) var snapshotBytes = 0
-    private(set) var needsSync = false
+    /// Records appended, and how many of them an fsync has made durable.
+    private var appended: UInt64 = 0
+    private var synced: UInt64 = 0
+    /// Whether some appended record is not durable yet.
+    var needsSync: Bool { appended > synced }
 
     /// Segment size under which compaction is not worth it (tests lower it).
     var compactionFloor = 1 << 20
@@ -82,14 +86,48 @@ final class JournalWriter {
             throw error
         }
         segmentBytes += frame.count
-        needsSync = true
+        appended += 1
     }
 
-    /// Makes every appended record durable.
+    /// Makes every appended record durable, here and now.
     func sync() throws(KVStoreError) {
-        guard needsSync else { return }
-        if fsync(descriptor) != 0 { throw Files.error(folder.segmentPath(generation), "cannot fsync journal") }
-        needsSync = false
+        guard let point = try syncPoint() else { return }
+        try point.perform()
+        didSync(point)
+    }
+
+    /// One fsync of the journal, taken under the store's lock and performed
+    /// without it: the disk may take tens of milliseconds, and reads and
+    /// writes must not wait for it.
+    struct SyncPoint: Sendable {
+        /// A duplicate of the writer's descriptor: a compaction may close the writer's own meanwhile.
+        fileprivate let descriptor: Int32
+        fileprivate let path: String
+        fileprivate let appended: UInt64
+
+        /// fsync(2); the duplicate is closed either way.
+        func perform() throws(KVStoreError) {
+            defer { close(descriptor) }
+            if fsync(descriptor) != 0 { throw Files.error(path, "cannot fsync journal") }
+        }
+    }
+
+    /// The fsync that makes every record appended so far durable, or nil when they are.
+    func syncPoint() throws(KVStoreError) -> SyncPoint? {
+        guard needsSync else { return nil }
+        let path = folder.segmentPath(generation)
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        if copy < 0 {  // out of descriptors: sync through the writer's own, here
+            if fsync(descriptor) != 0 { throw Files.error(path, "cannot fsync journal") }
+            synced = appended
+            return nil
+        }
+        return SyncPoint(descriptor: copy, path: path, appended: appended)
+    }
+
+    /// Records that a sync point's fsync succeeded.
+    func didSync(_ point: SyncPoint) {
+        synced = max(synced, point.appended)
     }
 
     /// Whether the segment has grown enough, next to the snapshot, to be worth compacting.
@@ -107,9 +145,16 @@ final class JournalWriter {
     /// Whether another process has claimed this device's folder, so this one writes no more.
     var isDisplaced: Bool { claim?.displacement != nil }
 
-    /// Replaces the journal by a snapshot of `current` (this device's records
-    /// still in force) and starts a new segment; then removes what the snapshot stands for.
-    func compact(_ current: [JournalRecord], stamp: Stamp) throws(KVStoreError) {
+    /// Starts replacing the journal by a snapshot of `current` (this
+    /// device's records still in force, ending with `stamp`): appends go to a
+    /// new segment from now on, and the returned ``Compaction`` writes the
+    /// snapshot and removes what it stands for, without the store's lock.
+    ///
+    /// The new segment exists before its snapshot, so at every moment the
+    /// folder holds every record: until the snapshot is whole, the old
+    /// snapshot and segment still stand beside the new segment (a reader or a
+    /// restart reads both segments); once it is, the old files go.
+    func beginCompaction(_ current: [JournalRecord], stamp: Stamp) throws(KVStoreError) -> Compaction {
         _ = try writableHandle()
         // Opened afresh: the folder may have been removed, and is then made again.
         let handle = try Self.open(folder)
@@ -118,19 +163,49 @@ final class JournalWriter {
         var bytes: [UInt8] = []
         for record in current { bytes += RecordFrame.encode(record) }
         bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(current.count))))
-        try handle.writeAtomically(DeviceFolder.snapshotName(next), bytes)
         let fd = try handle.openForAppending(DeviceFolder.segmentName(next))
-        handle.sync()
-        close(descriptor)
+        let compaction = Compaction(folder: folder, handle: handle, generation: next, snapshot: bytes,
+                                    retired: descriptor, retiredPath: folder.segmentPath(generation))
         descriptor = fd
         self.handle = handle
         generation = next
         segmentBytes = 0
         snapshotBytes = bytes.count
-        needsSync = false
-        let listing = folder.listing()
-        for old in listing.snapshots where old < next { handle.remove(DeviceFolder.snapshotName(old)) }
-        for old in listing.segments where old < next { handle.remove(DeviceFolder.segmentName(old)) }
+        synced = appended  // what the old segment holds, the compaction makes durable
+        return compaction
+    }
+
+    /// The part of a compaction done without the store's lock: the retired
+    /// segment's last appends made durable, the snapshot written atomically,
+    /// then the older files removed. Run one at a time.
+    final class Compaction: @unchecked Sendable {
+        // @unchecked: immutable; the folder's descriptor and the retired one are used by `finish` alone.
+        private let folder: DeviceFolder
+        private let handle: Folder
+        private let generation: UInt64
+        private let snapshot: [UInt8]
+        private let retired: Int32
+        private let retiredPath: String
+
+        fileprivate init(folder: DeviceFolder, handle: Folder, generation: UInt64, snapshot: [UInt8],
+                         retired: Int32, retiredPath: String) {
+            self.folder = folder
+            self.handle = handle
+            self.generation = generation
+            self.snapshot = snapshot
+            self.retired = retired
+            self.retiredPath = retiredPath
+        }
+
+        func finish() throws(KVStoreError) {
+            defer { close(retired) }
+            if fsync(retired) != 0 { throw Files.error(retiredPath, "cannot fsync journal") }
+            try handle.writeAtomically(DeviceFolder.snapshotName(generation), snapshot)
+            handle.sync()
+            let listing = folder.listing()
+            for old in listing.snapshots where old < generation { handle.remove(DeviceFolder.snapshotName(old)) }
+            for old in listing.segments where old < generation { handle.remove(DeviceFolder.segmentName(old)) }
+        }
     }
 
     /// The device folder, created if missing; a link in its place is refused.

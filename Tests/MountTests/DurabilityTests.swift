@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// Issue 11: the disk's work (fsync, compaction) is done without the lock
+/// that reads and writes need, so they go on while the disk is slow; fsync
+/// on a key still makes it durable.
+@Suite("Reads and writes during a slow fsync", .enabled(if: MountEnvironment.canMount && getuid() == 0, "needs FUSE and root (for a loop-mounted ext4)"))
+struct DurabilityTests {
+    @Test("while fsync on a key waits for 800 MB of the journal disk's dirty data, other keys are read and written at once")
+    func readsAndWritesGoOnDuringFsync() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                truncate -s 2G $T/disk.img && mkfs.ext4 -q -F $T/disk.img && mkdir -p $SYNC && mount -o loop,nodelalloc $T/disk.img $SYNC || exit 1
+                kvfs mount $M $S || { umount $SYNC; exit 1; }
+                echo start > $M/k; echo start > $M/j
+                python3 -c 'import os, sys, threading, time
+                mount, disk = sys.argv[1], sys.argv[2]
+                # Dirty data on the journal disk, not synced: the next fsync there writes it out
+                # (ext4, data=ordered, and nodelalloc so that its blocks are allocated at once).
+                with open(disk + "/filler", "wb") as f:
+                    for i in range(800): f.write(b"\1" * (1 << 20))
+                took = {}
+                def fsync_key():
+                    start = time.monotonic()
+                    fd = os.open(mount + "/k", os.O_WRONLY | os.O_APPEND)
+                    os.write(fd, b"more\n")
+                    os.fsync(fd)
+                    os.close(fd)
+                    took["fsync"] = time.monotonic() - start
+                syncer = threading.Thread(target=fsync_key)
+                syncer.start()
+                time.sleep(0.05)
+                worst, count = 0.0, 0
+                while syncer.is_alive():
+                    start = time.monotonic()
+                    open(mount + "/j", "rb").read()
+                    fd = os.open(mount + "/j", os.O_WRONLY | os.O_TRUNC)
+                    os.write(fd, b"value %d\n" % count)
+                    os.close(fd)
+                    worst, count = max(worst, time.monotonic() - start), count + 1
+                syncer.join()
+                print("fsync %.3f s; %d reads and writes meanwhile, the slowest %.3f s" % (took["fsync"], count, worst), file=sys.stderr)
+                if took["fsync"] < 0.3:
+                    print("fsync too fast to tell")
+                else:
+                    print("fast" if worst < took["fsync"] / 4 and count >= 5 else "waited: %.3f s of %.3f s" % (worst, took["fsync"]))' $M $SYNC
+                cat $M/k
+                kvfs unmount $M; umount $SYNC
+                """#, timeout: 180)
+            if output.hasPrefix("fsync too fast to tell") {
+                print("DurabilityTests: SKIPPED — an fsync of 800 MB took under 0.3 s on this disk: nothing to measure")
+            } else {
+                #expect(output == "fast\nstart\nmore\n")
+            }
+        }
+    }
+}
