@@ -42,7 +42,7 @@ check "kvfs needs no Swift library (ldd)" sh -c '! ldd /usr/bin/kvfs | grep -iE 
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
 check "kvfs runs with the Swift toolchain ($toolchain) hidden" \
     unshare -m sh -c "mount -t tmpfs none '$toolchain' && /usr/bin/kvfs --version | grep -q '^kvfs '"
-check "man kvfs finds kvfs(1)" sh -c 'man -w kvfs | grep -qx /usr/share/man/man1/kvfs.1.gz && man kvfs 2>/dev/null | grep -q "kvfs mount"'
+check "man kvfs finds kvfs(1)" sh -c 'man -aw kvfs | grep -qx /usr/share/man/man1/kvfs.1.gz && man kvfs 2>/dev/null | grep -q "kvfs mount"'
 check "completions for bash, zsh and fish" test -s /usr/share/bash-completion/completions/kvfs \
     -a -s /usr/share/zsh/vendor-completions/_kvfs -a -s /usr/share/fish/vendor_completions.d/kvfs.fish
 mkdir -p "$work/units"
