@@ -67,6 +67,15 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
         return result.output
     }
 
+    /// Runs a script inside the machine; returns its standard output, or
+    /// throws (recording nothing) when it fails: for the conditions a test
+    /// polls, which may fail a few times before they hold.
+    func output(_ script: String, timeout: Int = 60) throws -> String {
+        let result = try run(script, timeout: timeout)
+        guard result.status == 0 else { throw MachineError("\(name): \(script)\n\(result)") }
+        return result.output
+    }
+
     /// Helpers every script has:
     /// - `st METHOD PATH [BODY]`: one call to this machine's Syncthing REST API;
     /// - `listing`: every key file of the mount with its content's MD5, sorted.
@@ -213,7 +222,7 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
     }
 
     /// Every key file of the mount with its content's MD5, sorted (the `listing` helper).
-    func listing() throws -> String { try ok("listing") }
+    func listing() throws -> String { try output("listing") }
 
     /// This device's id in the store (`devices/<id>` of the sync directory).
     func deviceID() throws -> String {
