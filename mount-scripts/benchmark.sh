@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
-# Benchmarks kvfs against yardsticks in one run: ../shared/bench/fsops.c times
-# create, overwrite, read, warm read, stat, readdir and unlink through
-# syscalls on tmpfs, on memfs and memfs_ll (the smallest libfuse filesystems:
-# what FUSE itself costs) and on a kvfs mount; then the mount time of a store
-# with a long journal history, and the kvfs daemon's resident memory.
-# Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS]
+# Benchmarks kvfs against yardsticks in one run (issue 11), as root:
+#  1. ../shared/bench/fsops.c: create, overwrite, read, warm read, stat, readdir
+#     and unlink through syscalls, on tmpfs, memfs and memfs_ll (the smallest
+#     libfuse filesystems: what FUSE itself costs) and kvfs, rounds interleaved;
+#  2. `ls -l` of 1000 keys, and a shell loop creating, overwriting and reading 1000 keys;
+#  3. FUSE requests per shell operation, counted from `-d` (debug) output, kvfs next to memfs;
+#  4. overwrite latency (p50, p99) during a 30 s write loop with the journal on
+#     ext4 on a loop device (made and removed here), while fsyncs and compactions run;
+#  5. mount time of a store with a 10^6-record history, and the daemon's RSS with a full store.
+# Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
+# The machine should be otherwise idle: the script prints the load average it started with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-keys=${1:-500} bytes=${2:-64} rounds=${3:-7} history=${4:-1000000}
+keys=${1:-500} bytes=${2:-64} rounds=${3:-7} history=${4:-1000000} seconds=${5:-30}
 bench_src=${KVFS_BENCH_SRC:-../shared/bench}
 work=$(mktemp -d /tmp/kvfs-bench.XXXXXX)
-mounts=()
+mounts=() loopdev=""
 cleanup() {
     for m in "${mounts[@]}"; do
+        [ -n "$m" ] || continue
         "${bin:-/nonexistent}/kvfs" unmount "$m" 2>/dev/null || fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
     done
+    jobs -p | xargs -r kill 2>/dev/null || true
+    [ -z "$loopdev" ] || { umount -l "$work/ext4" 2>/dev/null || true; losetup -d "$loopdev" 2>/dev/null || true; }
     rm -rf "$work"
 }
 trap cleanup EXIT
+forget() { local gone=$1 m; local kept=(); for m in "${mounts[@]}"; do [ "$m" = "$gone" ] || kept+=("$m"); done; mounts=("${kept[@]}"); }
 
-mount-scripts/install-deps.sh
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+mount-scripts/install-deps.sh >&2
 swift build -c release --product kvfs >&2
 swift build -c release --product kvfs-bench >&2
 bin=$(swift build -c release --show-bin-path)
@@ -29,36 +39,146 @@ cc -O2 "$bench_src/fsops.c" -o "$work/bin/fsops"
 cc -O2 "$bench_src/memfs.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs"
 cc -O2 -Wall "$bench_src/memfs_ll.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs_ll"
 
+# Waits (up to 10 s) until a FUSE mount answers at $1.
+ready() { for _ in $(seq 1 200); do mountpoint -q "$1" && return 0; sleep 0.05; done; echo "no mount at $1" >&2; return 1; }
+
+# ---- 1 and 2: fsops, ls -l and the shell loop, on each filesystem ----
+fss=(tmpfs memfs memfs_ll kvfs)
 mkdir -p "$work"/{tmpfs,memfs,memfs_ll,kvfs,sync,state}
 mount -t tmpfs -o size=64m tmpfs "$work/tmpfs" && mounts+=("$work/tmpfs")
 "$work/bin/memfs" "$work/memfs" && mounts+=("$work/memfs")
 "$work/bin/memfs_ll" "$work/memfs_ll" && mounts+=("$work/memfs_ll")
 "$bin/kvfs" mount "$work/kvfs" --sync-dir "$work/sync" --state-dir "$work/state" && mounts+=("$work/kvfs")
 
-for fs in tmpfs memfs memfs_ll kvfs; do
-    "$work/bin/fsops" "$work/$fs" "$keys" "$bytes" "$rounds" | sed "s/^/$fs\t/" >> "$work/results.tsv"
+# fsops: one round per filesystem in turn, $rounds times (interleaved), each run's medians kept.
+for r in $(seq 1 "$rounds"); do
+    for fs in "${fss[@]}"; do
+        "$work/bin/fsops" "$work/$fs" "$keys" "$bytes" 1 | sed "s/^/$fs\t$r\t/" >> "$work/fsops.tsv"
+    done
+done
+
+# ls -l of 1000 keys and a shell loop of 1000 keys, the same way (the listing warm: its second run is timed).
+shell_loop='for i in $(seq 1 1000); do echo "value $i" > "$1/s$i"; echo "again $i" > "$1/s$i"; read -r line < "$1/s$i"; done'
+for r in $(seq 1 "$rounds"); do
+    for fs in "${fss[@]}"; do
+        d="$work/$fs"
+        python3 - "$d" "$fs" "$shell_loop" >> "$work/shell.tsv" <<'PY'
+import os, subprocess, sys, time
+d, fs, loop = sys.argv[1], sys.argv[2], sys.argv[3]
+t = time.monotonic(); subprocess.run(["bash", "-c", loop, "bash", d], check=True); loop_ms = (time.monotonic() - t) * 1000
+for i in range(1, 1001): os.unlink(f"{d}/s{i}")
+for i in range(1000):
+    with open(f"{d}/l{i:04}", "w") as f: f.write("x" * 64)
+subprocess.run(["ls", "-l", d], stdout=subprocess.DEVNULL, check=True)
+t = time.monotonic(); subprocess.run(["ls", "-l", d], stdout=subprocess.DEVNULL, check=True); ls_ms = (time.monotonic() - t) * 1000
+for i in range(1000): os.unlink(f"{d}/l{i:04}")
+print(f"{fs}\tls -l of 1000 keys (ms)\t{ls_ms:.1f}")
+print(f"{fs}\tshell: 1000 x (create, overwrite, read) (ms)\t{loop_ms:.1f}")
+PY
+    done
 done
 pid=$(jq -r .pid "$work/kvfs/.kvfs/status")
-rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+rss_after_fsops=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
 
-echo "fsops: $keys keys of $bytes bytes, median of $rounds rounds, ns per operation (ratio to tmpfs, to memfs)"
-python3 - "$work/results.tsv" <<'PY'
-import re, sys, collections
+echo
+echo "fsops: $keys keys of $bytes bytes, $rounds interleaved rounds, median ns per operation; ls -l and shell loop in ms"
+python3 - "$work/fsops.tsv" "$work/shell.tsv" <<'PY'
+import re, sys, statistics, collections
 rows = collections.OrderedDict()
 for line in open(sys.argv[1]):
-    fs, rest = line.rstrip("\n").split("\t", 1)
-    match = re.match(r"(.*?)\s+\d+ ops\s+(\d+) ns/op", rest)   # fsops: NAME COUNT ops NS ns/op (median of R)
-    rows.setdefault(match.group(1), {})[fs] = float(match.group(2))
+    fs, _, rest = line.rstrip("\n").split("\t", 2)
+    m = re.match(r"(.*?)\s+\d+ ops\s+(\d+) ns/op", rest)
+    rows.setdefault(m.group(1), collections.defaultdict(list))[fs].append(float(m.group(2)))
+for line in open(sys.argv[2]):
+    fs, op, value = line.rstrip("\n").split("\t")
+    rows.setdefault(op, collections.defaultdict(list))[fs].append(float(value))
 fss = ["tmpfs", "memfs", "memfs_ll", "kvfs"]
-print(f"{'operation':28}" + "".join(f"{f:>12}" for f in fss) + f"{'kvfs/tmpfs':>12}{'kvfs/memfs':>12}{'kvfs/ll':>10}")
+print(f"{'operation':46}" + "".join(f"{f:>10}" for f in fss) + f"{'kvfs/memfs':>12}{'kvfs/ll':>9}")
 for op, v in rows.items():
-    print(f"{op:28}" + "".join(f"{v.get(f, float('nan')):>12.0f}" for f in fss)
-          + f"{v['kvfs']/v['tmpfs']:>12.2f}{v['kvfs']/v['memfs']:>12.2f}{v['kvfs']/v['memfs_ll']:>10.2f}")
+    med = {f: statistics.median(v[f]) for f in fss}
+    print(f"{op:46}" + "".join(f"{med[f]:>10.0f}" if med[f] >= 100 else f"{med[f]:>10.1f}" for f in fss)
+          + f"{med['kvfs']/med['memfs']:>12.2f}{med['kvfs']/med['memfs_ll']:>9.2f}")
 PY
-echo "kvfs daemon RSS after the run: $((rss / 1024)) MiB ($rss KiB)"
+echo "kvfs daemon RSS after these runs: $((rss_after_fsops / 1024)) MiB"
 
-"$bin/kvfs" unmount "$work/kvfs"
-mounts=("${mounts[@]/$work\/kvfs}")
+# ---- 3: FUSE requests per shell operation ----
+"$bin/kvfs" unmount "$work/kvfs"; forget "$work/kvfs"
+fusermount3 -u "$work/memfs"; forget "$work/memfs"
+mkdir -p "$work/kvfs-d" "$work/memfs-d"
+"$bin/kvfs" mount "$work/kvfs-d" --sync-dir "$work/sync-d" --state-dir "$work/state-d" -d 2> "$work/kvfs.debug" &
+ready "$work/kvfs-d" && mounts+=("$work/kvfs-d")
+"$work/bin/memfs" -d "$work/memfs-d" 2> "$work/memfs.debug" &
+ready "$work/memfs-d" && mounts+=("$work/memfs-d")
+operations=(
+    'echo x > new|echo x > $D/new'
+    'echo y > existing|echo y > $D/e'
+    'cat (warm)|cat $D/e'
+    'stat|stat $D/e'
+    'ls -l (20 keys, warm)|ls -l $D'
+    'mv|mv $D/m1 $D/m2'
+    'rm|rm $D/r'
+    'sed -i|sed -i s/v/w/ $D/s'
+)
+for fs in kvfs memfs; do
+    D="$work/$fs-d"
+    for i in $(seq 1 17); do echo "v$i" > "$D/k$i"; done
+    echo e > "$D/e"; echo m > "$D/m1"; echo r > "$D/r"; echo v > "$D/s"
+    cat "$D/e" > /dev/null; ls -l "$D" > /dev/null; stat "$D/e" "$D/m1" "$D/r" "$D/s" > /dev/null
+    for op in "${operations[@]}"; do
+        sleep 0.3  # the kernel's asynchronous RELEASEs of what came before
+        before=$(wc -l < "$work/$fs.debug")
+        D="$D" bash -c "${op#*|}" > /dev/null
+        sleep 0.3
+        tail -n +$((before + 1)) "$work/$fs.debug" | grep -o 'opcode: [A-Z_]*' | sed 's/opcode: //' \
+            | sort | uniq -c | awk -v fs="$fs" -v op="${op%%|*}" '{n += $1; s = s $2 "x" $1 " "} END {printf "%s\t%s\t%d\t%s\n", op, fs, n, s}' >> "$work/requests.tsv"
+    done
+done
+echo
+echo "FUSE requests per shell operation (from -d; asynchronous RELEASE/FORGET included)"
+python3 - "$work/requests.tsv" <<'PY'
+import sys, collections
+rows = collections.OrderedDict()
+for line in open(sys.argv[1]):
+    op, fs, n, detail = line.rstrip("\n").split("\t")
+    rows.setdefault(op, {})[fs] = (int(n), detail.replace("x1 ", " ").strip())
+print(f"{'operation':26}{'kvfs':>6}{'memfs':>7}  kvfs requests | memfs requests")
+for op, v in rows.items():
+    print(f"{op:26}{v['kvfs'][0]:>6}{v['memfs'][0]:>7}  {v['kvfs'][1]} | {v['memfs'][1]}")
+PY
+for m in "$work/kvfs-d" "$work/memfs-d"; do fusermount3 -u "$m"; forget "$m"; done
+wait
+
+# ---- 4: overwrite latency with the journal on ext4 on a loop device ----
+truncate -s 1G "$work/ext4.img"
+mkfs.ext4 -q -F "$work/ext4.img"
+loopdev=$(losetup -f --show "$work/ext4.img")
+mkdir -p "$work/ext4" "$work/kvfs-l"
+mount "$loopdev" "$work/ext4"
+"$bin/kvfs" mount "$work/kvfs-l" --sync-dir "$work/ext4/sync" --state-dir "$work/state-l" && mounts+=("$work/kvfs-l")
+echo
+python3 - "$work/kvfs-l" "$seconds" <<'PY'
+import os, sys, time
+d, seconds = sys.argv[1], float(sys.argv[2])
+times, end, i = [], time.monotonic() + seconds, 0
+while time.monotonic() < end:
+    value = b"value %d\n" % i
+    t = time.monotonic_ns()
+    fd = os.open(f"{d}/k{i % 100}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, value)
+    os.close(fd)
+    times.append(time.monotonic_ns() - t)
+    i += 1
+times.sort()
+p = lambda q: times[min(len(times) - 1, int(q * len(times)))] / 1000
+print(f"overwrite latency, journal on ext4 on a loop device, {seconds:.0f} s loop, {len(times)} writes "
+      f"(fsync each second, compactions): p50 {p(0.5):.0f} us, p99 {p(0.99):.0f} us, p99/p50 {p(0.99)/p(0.5):.2f}, max {times[-1]/1000:.0f} us")
+PY
+snapshots=$(ls "$work/ext4/sync/devices/"*/ 2>/dev/null | grep -c snapshot || true)
+echo "(the device folder holds $snapshots snapshot(s) after the loop: compactions ran)"
+"$bin/kvfs" unmount "$work/kvfs-l"; forget "$work/kvfs-l"
+umount "$work/ext4"; losetup -d "$loopdev"; loopdev=""
+
+# ---- 5: mount time of a long history; RSS with a full store ----
 "$bin/kvfs-bench" history --records "$history" --sync-dir "$work/history-sync" --state-dir "$work/history-state"
 mkdir -p "$work/history"
 start=$(date +%s%N)
@@ -66,5 +186,18 @@ start=$(date +%s%N)
 ready=$(date +%s%N)
 mounts+=("$work/history")
 ls "$work/history" > /dev/null
+echo
 echo "mount of a store with $history journal records of history: $(( (ready - start) / 1000000 )) ms (kvfs mount until ready)"
-"$bin/kvfs" unmount "$work/history"
+"$bin/kvfs" unmount "$work/history"; forget "$work/history"
+mkdir -p "$work/full"
+"$bin/kvfs" mount "$work/full" --sync-dir "$work/full-sync" --state-dir "$work/full-state" && mounts+=("$work/full")
+python3 - "$work/full" <<'PY'
+import sys
+for i in range(1024):  # 1024 keys of 1024 bytes: both quotas full
+    with open(f"{sys.argv[1]}/key{i:04}", "wb") as f: f.write(b"x" * 1023 + b"\n")
+for i in range(1024): open(f"{sys.argv[1]}/key{i:04}", "rb").read()
+PY
+pid=$(jq -r .pid "$work/full/.kvfs/status")
+echo "kvfs daemon RSS with a full store ($(jq -c '[.keys.used, .bytes.used]' "$work/full/.kvfs/status") keys, bytes): $(( $(awk '/VmRSS/ {print $2}' "/proc/$pid/status") / 1024 )) MiB"
+"$bin/kvfs" unmount "$work/full"; forget "$work/full"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
