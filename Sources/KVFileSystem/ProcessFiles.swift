@@ -21,9 +21,16 @@ import Glibc
 /// request and can run inside one. A process this one may not inspect, or
 /// one outside its pid namespace (pid 0), counts as holding nothing: the
 /// close then commits, as "every close commits" asks.
-struct ProcessFiles {
+final class ProcessFiles: @unchecked Sendable {
+    // @unchecked: `mounts` is guarded by `lock`; the rest is immutable.
+
     /// The mount's device (`MAJOR:MINOR`, as mountinfo shows it).
     let device: String
+    /// Whether each mount id seen in a descriptor is a mount of this
+    /// filesystem. Mount ids are unique across namespaces, so a process's
+    /// mount table is read once per id, not once per close.
+    private var mounts: [String: Bool] = [:]
+    private let lock = NSLock()
 
     /// Finds the device of the kvfs mount at `mountPoint` in this process's
     /// mount table. Only the folder holding the mount point is resolved: a
@@ -44,7 +51,6 @@ struct ProcessFiles {
     func holdsOpenForWriting(_ inode: UInt64, pid: pid_t) -> Bool {
         guard pid > 0, let folder = opendir("/proc/\(pid)/fdinfo") else { return false }
         defer { closedir(folder) }
-        var mounts: [Substring: String]?
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name.first?.isNumber == true, let info = Self.read("/proc/\(pid)/fdinfo/\(name)") else { continue }
@@ -60,13 +66,20 @@ struct ProcessFiles {
                 }
             }
             guard fileInode == inode, let flags, flags & O_ACCMODE != O_RDONLY, let mountID else { continue }
-            // An inode number alone may be another filesystem's (a terminal's, say): check the device.
-            if mounts == nil {
-                mounts = Dictionary(Self.mountTable(of: String(pid)).map { (Substring($0.id), $0.device) }, uniquingKeysWith: { a, _ in a })
-            }
-            if mounts?[mountID] == device { return true }
+            // An inode number alone may be another filesystem's (a terminal's, say): check the mount.
+            if isThisFileSystem(mountID, seenBy: pid) { return true }
         }
         return false
+    }
+
+    /// Whether mount `id` (of `pid`'s mount table) is a mount of this filesystem.
+    private func isThisFileSystem(_ id: Substring, seenBy pid: pid_t) -> Bool {
+        if let known = lock.withLock({ mounts[String(id)] }) { return known }
+        let table = Self.mountTable(of: String(pid))
+        guard let line = table.first(where: { $0.id == id }) else { return false }
+        let ours = line.device == device
+        lock.withLock { mounts[line.id] = ours }
+        return ours
     }
 
     private struct MountLine {
