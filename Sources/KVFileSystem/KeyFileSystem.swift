@@ -55,10 +55,6 @@ public final class KeyFileSystem: FileSystemOperations, @unchecked Sendable {
         // Our own writes stay cached; pages go only when the Invalidator says so.
         connection.disable([.autoInvalidateData, .writebackCache])
         _ = connection.enable(.explicitInvalidateData)
-        // The kernel then caches ACL lookups (there are none) instead of asking
-        // `system.posix_acl_access` for every `ls -l` entry, every time. It also
-        // checks permissions itself (default_permissions), against the modes shown.
-        _ = connection.enable(.posixACL)
     }
 
     // MARK: Helpers shared by the operation files
