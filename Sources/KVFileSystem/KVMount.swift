@@ -121,6 +121,10 @@ public enum KVMount {
     /// nonempty`): a mount hides what the folder holds. One left by a killed
     /// daemon ("Transport endpoint is not connected") is detached first.
     static func prepareMountPoint(_ path: String, allowingFiles: Bool) throws {
+        // statvfs first: with default_permissions (which -o allow_other turns on) the kernel
+        // answers stat of a dead daemon's mount point from cached attributes; STATFS it never caches.
+        var usage = statvfs()
+        if statvfs(path, &usage) != 0 && errno == ENOTCONN { FUSESession.detachStaleMount(at: path) }
         var info = stat()
         if stat(path, &info) != 0 {
             guard errno == ENOTCONN else { throw MountError("\(path): \(String(cString: strerror(errno)))") }

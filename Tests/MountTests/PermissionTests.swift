@@ -42,4 +42,21 @@ struct PermissionTests {
                 """)
         }
     }
+
+    @Test("an allow_other mount whose daemon was killed during writes is cleaned up by the next kvfs mount, 3 times")
+    func killedAllowOtherMountIsCleanedUp() throws {
+        try withSandbox { sandbox in
+            try sandbox.ok("chmod 755 $T")
+            let output = try sandbox.ok(#"""
+                for round in 1 2 3; do
+                    kvfs mount $M $S -o allow_other || exit 1
+                    pid=$(jq .pid $M/.kvfs/status)
+                    ( i=0; while :; do i=$((i + 1)); echo $i | dd of=$M/k$((i % 7)) status=none 2>/dev/null || break; done ) &
+                    sleep 0.2; kill -9 $pid; wait
+                done
+                kvfs mount $M $S -o allow_other && ls $M | wc -l
+                """#)
+            #expect(output == "7\n")
+        }
+    }
 }
