@@ -224,8 +224,12 @@ public final class FUSESession: @unchecked Sendable {
         let target: (path: String, canonical: String, connection: UInt64?)? = lock.withWriteLock {
             stopRequested = true
             guard state == .running, let mountPath, let canonicalMountPath else { return nil }
+            // A connection the kernel already ended (the loop read ENODEV and
+            // set the exit flag) needs nothing more; and its number may
+            // already belong to a newer mount, which an abort would kill.
+            let ended = fuse_session_exited(session) != 0
             fuse_session_exit(session)
-            return (mountPath, canonicalMountPath, connection)
+            return ended ? nil : (mountPath, canonicalMountPath, connection)
         }
         guard let target else { return }
         if let connection = target.connection, MountTable.fuseConnection(at: target.canonical) != connection {
