@@ -110,9 +110,9 @@ public final class FUSESession: @unchecked Sendable {
     private let lock = ReadWriteLock()
     private var state = State.created
     private var mountPath: String?
-    /// The kernel's number for this connection (the mount's device number,
-    /// `/sys/fs/fuse/connections/N`), read from mountinfo after mounting.
-    private var connection: UInt64?
+    /// This connection's folder in fusectl (`/sys/fs/fuse/connections/N`,
+    /// N the mount's device number from mountinfo), found after mounting.
+    private var connection: FuseControl.Connection?
     /// The mount point with links resolved, as mountinfo names it.
     private var canonicalMountPath: String?
     private var stopRequested = false
@@ -161,7 +161,7 @@ public final class FUSESession: @unchecked Sendable {
             }
             mountPath = path
             canonicalMountPath = canonical
-            connection = MountTable.fuseConnection(at: canonical)
+            connection = MountTable.fuseConnection(at: canonical).flatMap(FuseControl.Connection.init)
             state = .mounted
         }
     }
@@ -221,7 +221,7 @@ public final class FUSESession: @unchecked Sendable {
     /// (`/sys/fs/fuse/connections/N/abort`): the loop ends, and the copies
     /// answer `ENOTCONN`.
     public func stop() {
-        let target: (path: String, canonical: String, connection: UInt64?)? = lock.withWriteLock {
+        let target: (path: String, canonical: String, connection: FuseControl.Connection?)? = lock.withWriteLock {
             stopRequested = true
             guard state == .running, let mountPath, let canonicalMountPath else { return nil }
             // A connection the kernel already ended (the loop read ENODEV and
@@ -232,8 +232,8 @@ public final class FUSESession: @unchecked Sendable {
             return ended ? nil : (mountPath, canonicalMountPath, connection)
         }
         guard let target else { return }
-        if let connection = target.connection, MountTable.fuseConnection(at: target.canonical) != connection {
-            abortConnection(connection)
+        if let connection = target.connection, MountTable.fuseConnection(at: target.canonical) != connection.number {
+            connection.abort()
         } else {
             wakeLoop(at: target.path)
         }
@@ -275,20 +275,6 @@ public final class FUSESession: @unchecked Sendable {
         }
         return result == 0 ? nil : Errno(-result)
     }
-}
-
-/// Aborts FUSE connection `number` through the fusectl filesystem (mounted
-/// first if root finds it missing): every request fails with `ENOTCONN` and
-/// the loop's read returns `ENODEV`. The file belongs to the mounting user.
-private func abortConnection(_ number: UInt64) {
-    let folder = "/sys/fs/fuse/connections"
-    if access(folder + "/\(number)", F_OK) != 0 && geteuid() == 0 {
-        _ = Glibc.mount("fusectl", folder, "fusectl", 0, nil)
-    }
-    let fd = open(folder + "/\(number)/abort", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    _ = write(fd, "1", 1)
-    close(fd)
 }
 
 /// Sends the mount one request (`statvfs(3)` → `STATFS`, which the kernel never caches) from
