@@ -119,7 +119,8 @@ public enum KVMount {
 
     /// A mount point must be an empty folder, unless `allowingFiles` (`-o
     /// nonempty`): a mount hides what the folder holds. One left by a killed
-    /// daemon ("Transport endpoint is not connected") is detached first.
+    /// daemon ("Transport endpoint is not connected", or "Software caused
+    /// connection abort" for a look it never answered) is detached first.
     static func prepareMountPoint(_ path: String, allowingFiles: Bool) throws {
         // statvfs first: with default_permissions (which -o allow_other turns on) the kernel
         // answers stat of a dead daemon's mount point from cached attributes; STATFS it never caches.
@@ -127,7 +128,8 @@ public enum KVMount {
         if statvfs(path, &usage) != 0 && errno == ENOTCONN { FUSESession.detachStaleMount(at: path) }
         var info = stat()
         if stat(path, &info) != 0 {
-            guard errno == ENOTCONN else { throw MountError("\(path): \(String(cString: strerror(errno)))") }
+            // ECONNABORTED: the look was in flight when the daemon died (the kernel ends such requests so).
+            guard errno == ENOTCONN || errno == ECONNABORTED else { throw MountError("\(path): \(String(cString: strerror(errno)))") }
             FUSESession.detachStaleMount(at: path)
             guard stat(path, &info) == 0 else { throw MountError("\(path) is a stale mount that could not be cleaned up") }
         }
