@@ -1,7 +1,7 @@
 // Fuzz target: XML property-list decoding (issue 7). Any bytes decode or are
 // refused within the limits; what decodes is written in one form, which
-// reads back to itself (dates are rounded to the millisecond on the way, so
-// the comparison is of documents).
+// reads back to itself (dates are rounded down to the second and NaNs lose
+// their payloads on the way, so the comparison is of documents).
 
 func fuzzXMLPropertyList(_ bytes: UnsafeRawBufferPointer) {
     guard let value = try? XMLPropertyListReader.value(bytes, limits: .standard) else { return }

@@ -7,7 +7,9 @@ import Testing
 /// real tool) through the mount, read back with `cat` and written again,
 /// sent through `kvfs get` and `kvfs set`, then read by another device after
 /// the daemon is gone. Each must be bit for bit what its file form keeps:
-/// everything, but a date's fraction past the millisecond.
+/// everything but a date's fraction (past the millisecond in a key's own
+/// file, past the second inside an array or dictionary) and, inside an array
+/// or dictionary, a NaN's sign and payload.
 @Suite("Exact values through a real mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct ExactValueMountTests {
     static let count = 200

@@ -3,13 +3,16 @@ import Foundation
 import Glibc
 #endif
 
-/// Dates as ISO 8601 text in UTC, to the millisecond, with a fraction only when it is not zero.
+/// Dates as ISO 8601 text in UTC: to the millisecond, with a fraction only
+/// when it is not zero (a key's own file), or to the second (inside an XML
+/// property list, see ``Precision``).
 ///
-/// Exactly what text keeps: `format` rounds to the nearest millisecond, and
-/// `parse` gives `Date(timeIntervalSince1970: S + F)` where S is the whole
-/// seconds the text names and F the fraction it spells, each rounded once to
-/// a Double; so a date read from text and written again gives the same text.
-/// (A date's exact bits live in the journal; only its text is rounded.)
+/// Exactly what text keeps: `format` rounds to the nearest millisecond, or
+/// down to the second, and `parse` gives `Date(timeIntervalSince1970: S + F)`
+/// where S is the whole seconds the text names and F the fraction it spells,
+/// each rounded once to a Double; so a date read from text and written again
+/// gives the same text. (A date's exact bits live in the journal; only its
+/// text is rounded.)
 ///
 /// Written by hand rather than with Foundation's `Date.ISO8601FormatStyle`,
 /// because that style does not do what the README promises: it refuses
@@ -19,15 +22,37 @@ public enum DateText {
     /// Beyond this many seconds from 1970 (about 950 million years, so that a
     /// year has at most 9 digits), or for infinities and NaN, there is no
     /// calendar date: the text is the real number.
-    private static let calendarRange = 3e16
+    static let calendarRange = 3e16
+
+    /// How much of a date's time its text keeps.
+    public enum Precision: Sendable {
+        /// To the nearest millisecond: a date that is a key's own value.
+        case milliseconds
+        /// Down to the second the date falls in, before 1970 and 2001 too,
+        /// as Apple's CoreFoundation writes `<date>` (`CFAbsoluteTimeGetGregorianDate`
+        /// floors): the only `<date>` that Apple's, Python's (plistlib) and
+        /// libplist's XML parsers read is `YYYY-MM-DDTHH:MM:SSZ`.
+        case seconds
+    }
 
     /// `2026-11-22T10:15:02Z`, or `2026-11-22T10:15:02.345Z` with milliseconds.
-    public static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String { format(date, precision: .milliseconds) }
+
+    /// The date's text to `precision`: `2026-11-22T10:15:02.345Z`, or `2026-11-22T10:15:02Z` to the second.
+    public static func format(_ date: Date, precision: Precision) -> String {
         let interval = date.timeIntervalSince1970
         guard interval.isFinite, abs(interval) < calendarRange else { return RealText.format(interval) }
-        var seconds = interval.rounded(.down)
-        var millis = Int(((interval - seconds) * 1000).rounded())
-        if millis == 1000 { seconds += 1; millis = 0 }
+        var seconds: Double, millis = 0
+        switch precision {
+        case .milliseconds:
+            seconds = interval.rounded(.down)
+            millis = Int(((interval - seconds) * 1000).rounded())
+            if millis == 1000 { seconds += 1; millis = 0 }
+        case .seconds:
+            // Rounded down where the date's bits are (seconds from 2001): moving a date a
+            // hair before a second to 1970 first could round it onto that second.
+            seconds = date.timeIntervalSinceReferenceDate.rounded(.down) + Date.timeIntervalBetween1970AndReferenceDate
+        }
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)

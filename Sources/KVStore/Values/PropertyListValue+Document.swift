@@ -9,15 +9,17 @@ import Foundation
 /// took 31 s and 630 MB to decode, because the bridge copies every shared
 /// reference. Validating first would mean parsing the whole format to find
 /// those (sets at any depth, the unfolded size), which is the decoder itself.
-/// Its writer also loses what the store keeps exactly: the sign of -0.0 and a
-/// date's fraction of a second in XML, NaN payloads everywhere, and it writes
-/// control characters raw into XML. These codecs bound depth, values and bytes
-/// as they go (``DecodingLimits``), never touch a byte twice for a shared
-/// object, and write one deterministic form.
+/// Its writer also loses what the store keeps exactly: the sign of -0.0 in XML
+/// and NaN payloads in the binary form, and it writes control characters raw
+/// into XML. These codecs bound depth, values and bytes as they go
+/// (``DecodingLimits``), never touch a byte twice for a shared object, and
+/// write one deterministic form.
 extension PropertyListValue {
     /// The value as a property-list document: XML (the file form of arrays and
     /// dictionaries; `.openStep`, which cannot hold every type, also gives XML)
-    /// or binary.
+    /// or binary. The binary form keeps every bit; the XML form is what Apple's
+    /// and Python's parsers read, so it keeps dates to the second and every NaN
+    /// as the usual one (see `XMLPropertyListWriter`).
     public func propertyListData(format: PropertyListSerialization.PropertyListFormat = .xml) -> Data {
         switch format {
         case .binary: Data(BinaryPropertyListWriter.document(self))

@@ -1,13 +1,30 @@
-/// Reals as text: the shortest decimal that reads back the same bits; `nan`,
-/// `inf`, `-inf`; and, so that every Double has a text that reads back as
-/// itself, `-0.0` and NaNs other than the usual one as `-nan`, `nan(0xP)`,
-/// `snan(0xP)` (P the payload below the quiet bit, in hex, as C's `strtod` reads it).
+/// Reals as text: the shortest decimal that reads back the same bits (`-0.0`
+/// included); `nan`, `inf`, `-inf`; and, in a key's own file, so that every
+/// Double has a text that reads back as itself, NaNs other than the usual one
+/// as `-nan`, `nan(0xP)`, `snan(0xP)` (P the payload below the quiet bit, in
+/// hex, as C's `strtod` reads it).
 enum RealText {
-    /// `inf`/`-inf` in a scalar file; an XML property list spells them as Apple does.
-    static func format(_ number: Double, infinity: (positive: String, negative: String) = ("inf", "-inf")) -> String {
-        if number.isInfinite { return number < 0 ? infinity.negative : infinity.positive }
+    /// Where a real is written, which decides how infinities and NaNs are spelled.
+    enum Spelling {
+        /// A key's own file: every bit, `inf`/`-inf`, NaN payloads and signs.
+        case exact
+        /// Inside an XML property list: `+infinity`/`-infinity` as Apple writes
+        /// them, and every NaN as `nan`, the only NaN that Apple's parser (and
+        /// libplist's) reads; a NaN's sign and payload are lost there. Finite
+        /// reals, -0.0 and subnormals included, are exact: CF's `strtod`, Python's
+        /// `float` and libplist read the shortest decimal back to the same bits.
+        case propertyList
+    }
+
+    static func format(_ number: Double, spelling: Spelling = .exact) -> String {
+        if number.isInfinite {
+            switch spelling {
+            case .exact: return number < 0 ? "-inf" : "inf"
+            case .propertyList: return number < 0 ? "-infinity" : "+infinity"
+            }
+        }
         guard number.isNaN else { return number.description }
-        if number.bitPattern == Double.nan.bitPattern { return "nan" }
+        if spelling == .propertyList || number.bitPattern == Double.nan.bitPattern { return "nan" }
         let payload = number.significandBitPattern & (quietBit - 1)
         let name = (number.sign == .minus ? "-" : "") + (number.isSignalingNaN ? "snan" : "nan")
         return payload == 0 ? name : name + "(0x" + String(payload, radix: 16) + ")"

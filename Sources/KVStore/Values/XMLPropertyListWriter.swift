@@ -2,13 +2,24 @@
 /// DOCTYPE, tab indentation, `<array/>` for an empty array), deterministic:
 /// dictionary keys in byte order, so one value has one file form.
 ///
-/// Reals are the shortest decimal that reads back the same bits (-0.0 and NaN
-/// payloads included, see ``RealText``); dates are ``DateText``, to the
-/// millisecond. Apple's readers read every document this writes except a
-/// date with a fraction of a second or a NaN with a payload (their parsers
-/// take whole seconds and plain `nan`). In strings, `&`, `<`, `>` and the
-/// control characters XML cannot carry are written as references, a carriage
-/// return included, so that no XML processing changes the text.
+/// It is the file form of arrays and dictionaries, which people read with
+/// Apple's (CoreFoundation, `plutil`), Python's (`plistlib`) and libplist's
+/// tools, so it writes what all of those parsers read: dates to the second,
+/// rounded down as CoreFoundation does (``DateText/Precision/seconds``), and
+/// reals as CoreFoundation spells them (``RealText/Spelling/propertyList``:
+/// the shortest decimal that reads back the same bits, `+infinity`,
+/// `-infinity`, and every NaN as `nan`). So a date's fraction of a second and
+/// a NaN's sign and payload are what this form does not keep; the store, the
+/// journal and the binary form do.
+///
+/// In strings, `&`, `<`, `>`, the carriage return (which XML parsers turn into
+/// a line feed) and the characters XML 1.0 has no room for (control characters
+/// other than tab and line feed, U+FFFE, U+FFFF) are written as character
+/// references. No XML 1.0 parser takes those last ones in any spelling:
+/// plistlib refuses the document (and refuses to write such a string), while
+/// CoreFoundation, libplist and kvfs read the references. A reference is the
+/// least bad choice: Apple writes them raw, which those parsers refuse too, and
+/// raw escape characters would reach the terminal of whoever runs `cat`.
 enum XMLPropertyListWriter {
     static func document(_ value: PropertyListValue) -> [UInt8] {
         var text = """
@@ -27,9 +38,9 @@ enum XMLPropertyListWriter {
         switch value {
         case let .string(string): text += tabs + "<string>" + escaped(string) + "</string>\n"
         case let .integer(number): text += tabs + "<integer>\(number)</integer>\n"
-        case let .real(number): text += tabs + "<real>" + RealText.format(number, infinity: ("+infinity", "-infinity")) + "</real>\n"
+        case let .real(number): text += tabs + "<real>" + RealText.format(number, spelling: .propertyList) + "</real>\n"
         case let .bool(flag): text += tabs + (flag ? "<true/>\n" : "<false/>\n")
-        case let .date(date): text += tabs + "<date>" + DateText.format(date) + "</date>\n"
+        case let .date(date): text += tabs + "<date>" + DateText.format(date, precision: .seconds) + "</date>\n"
         case let .data(bytes): text += tabs + "<data>" + Base64.encode(Array(bytes)) + "</data>\n"
         case let .array(elements):
             guard !elements.isEmpty else { text += tabs + "<array/>\n"; return }
@@ -56,7 +67,7 @@ enum XMLPropertyListWriter {
             case "<": result += "&lt;"
             case ">": result += "&gt;"
             case "\t", "\n": result.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "&#x" + String(scalar.value, radix: 16, uppercase: true) + ";"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0xFFFE || scalar.value == 0xFFFF: result += "&#x" + String(scalar.value, radix: 16, uppercase: true) + ";"
             default: result.unicodeScalars.append(scalar)
             }
         }

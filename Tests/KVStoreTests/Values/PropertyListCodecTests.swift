@@ -38,14 +38,15 @@ struct PropertyListCodecTests {
         #expect(PropertyListValue(foundationObject: object) == Self.sample)
     }
 
-    @Test func exactBitsSurviveBothFormats() throws {
+    @Test func realsKeepTheirBitsInBothFormatsButANaNsPayloadInXML() throws {
         let reals: [Double] = [-0.0, .nan, -.nan, Double(nan: 0x1234, signaling: false), Double(nan: 7, signaling: true),
                                .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1 + 0.2, 1 / 3]
         for real in reals {
             for format in [PropertyListSerialization.PropertyListFormat.xml, .binary] {
                 guard case let .array(back) = try PropertyListValue(propertyListData: PropertyListValue.array([.real(real)]).propertyListData(format: format)),
                       case let .real(number) = back.first else { Issue.record("not a real"); continue }
-                #expect(number.bitPattern == real.bitPattern, "\(real.debugDescription) in \(format)")
+                let kept = format == .xml && real.isNaN ? Double.nan : real
+                #expect(number.bitPattern == kept.bitPattern, "\(real.debugDescription) in \(format)")
             }
         }
         let date = Date(timeIntervalSinceReferenceDate: 0.1)
@@ -94,7 +95,10 @@ struct PropertyListCodecTests {
     }
 
     @Test func theXMLFormIsDeterministicAndApplesLayout() {
-        let value = PropertyListValue.dictionary(["b": .real(-0.0), "a": .array([]), "c": .string("x\u{1}\ry"), "d": .dictionary([:])])
+        let value = PropertyListValue.dictionary([
+            "b": .real(-0.0), "a": .array([]), "c": .string("x\u{1}\ry\u{FFFF}"), "d": .dictionary([:]),
+            "e": .array([.real(Double(nan: 5, signaling: true)), .real(-.infinity), .real(.leastNonzeroMagnitude), .date(Date(timeIntervalSince1970: 1_767_261_600.5))]),
+        ])
         let text = String(decoding: value.propertyListData(format: .xml), as: UTF8.self)
         #expect(text == """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -106,13 +110,52 @@ struct PropertyListCodecTests {
             \t<key>b</key>
             \t<real>-0.0</real>
             \t<key>c</key>
-            \t<string>x&#x1;&#xD;y</string>
+            \t<string>x&#x1;&#xD;y&#xFFFF;</string>
             \t<key>d</key>
             \t<dict/>
+            \t<key>e</key>
+            \t<array>
+            \t\t<real>nan</real>
+            \t\t<real>-infinity</real>
+            \t\t<real>5e-324</real>
+            \t\t<date>2026-01-01T10:00:00Z</date>
+            \t</array>
             </dict>
             </plist>
 
             """)
+    }
+
+    /// CoreFoundation's XML writer floors (`CFAbsoluteTimeGetGregorianDate`), and its
+    /// parser, Python's and libplist's read `YYYY-MM-DDTHH:MM:SSZ` only.
+    @Test("a date in XML is the second it falls in, before 1970 and 2001 too", arguments: [
+        (Date(timeIntervalSinceReferenceDate: 0.5), "2001-01-01T00:00:00Z"),
+        (Date(timeIntervalSinceReferenceDate: -0.0), "2001-01-01T00:00:00Z"),
+        (Date(timeIntervalSinceReferenceDate: -1e-300), "2000-12-31T23:59:59Z"),
+        (Date(timeIntervalSinceReferenceDate: 0.999_999_999), "2001-01-01T00:00:00Z"),
+        (Date(timeIntervalSince1970: -0.5), "1969-12-31T23:59:59Z"),
+        (Date(timeIntervalSince1970: -1), "1969-12-31T23:59:59Z"),
+        (Date(timeIntervalSince1970: 1_767_261_600.999), "2026-01-01T10:00:00Z"),
+        (Date(timeIntervalSince1970: -62_135_596_800 + 0.75), "0001-01-01T00:00:00Z"),
+        (Date(timeIntervalSince1970: -62_135_596_800 - 0.25), "0000-12-31T23:59:59Z"),
+        (Date(timeIntervalSince1970: 253_402_300_800.5), "10000-01-01T00:00:00Z"),
+    ])
+    func xmlDatesAreWholeSecondsRoundedDown(date: Date, text: String) throws {
+        let document = String(decoding: PropertyListValue.array([.date(date)]).propertyListData(format: .xml), as: UTF8.self)
+        #expect(document.contains("<date>\(text)</date>"), "\(date.timeIntervalSinceReferenceDate): \(document)")
+        let second = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down) + 0)
+        #expect(try PropertyListValue(propertyListData: Data(document.utf8)) == .array([.date(second)]))
+    }
+
+    @Test func theReaderStillTakesFractionsAndEveryRealSpelling() throws {
+        let document = """
+            <plist><array><date>2026-01-01T10:00:00.5Z</date><real>nan(0x5)</real><real>-nan</real><real>inf</real><real>-inf</real></array></plist>
+            """
+        guard case let .array(values) = try PropertyListValue(propertyListData: Data(document.utf8)), values.count == 5,
+              case let .real(payload) = values[1], case let .real(negative) = values[2] else { Issue.record("not read"); return }
+        #expect(values[0] == .date(Date(timeIntervalSince1970: 1_767_261_600.5)))
+        #expect(payload.bitPattern == Double(nan: 5, signaling: false).bitPattern && negative.sign == .minus && negative.isNaN)
+        #expect(Array(values[3...]) == [.real(.infinity), .real(-.infinity)])
     }
 
     @Test func anIntegerPastInt64IsRefusedWithItsReason() throws {

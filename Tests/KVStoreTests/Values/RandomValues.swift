@@ -58,13 +58,31 @@ extension PropertyListValue {
     /// The value's exact bits: the journal's encoding, which keeps every bit.
     var exactBits: [UInt8] { RecordCodec.valueBytes(self) }
 
-    /// The value as its file form keeps it: every date, at any depth, as its text reads back (to the millisecond).
-    var withDatesAsText: PropertyListValue {
+    /// The value as a key's file keeps it: a date that is the key's value to
+    /// the millisecond (as its text reads back), a real every bit, an array or
+    /// dictionary what its XML document keeps.
+    var asItsFileKeepsIt: PropertyListValue {
         switch self {
         case let .date(date): .date(DateText.parse(DateText.format(date))!)
-        case let .array(elements): .array(elements.map(\.withDatesAsText))
-        case let .dictionary(entries): .dictionary(entries.mapValues(\.withDatesAsText))
+        case .array, .dictionary: asXMLKeepsIt
         default: self
+        }
+    }
+
+    /// The value as an XML property list keeps it: every date, at any depth, at
+    /// the start of the second it falls in; every NaN as the usual one; all else exact.
+    var asXMLKeepsIt: PropertyListValue {
+        switch self {
+        case let .date(date):
+            let interval = date.timeIntervalSinceReferenceDate
+            // A date with no calendar date is written as its number, which kvfs reads back (DateText).
+            guard interval.isFinite, abs(date.timeIntervalSince1970) < DateText.calendarRange else { return .date(DateText.parse(DateText.format(date))!) }
+            // `+ 0` makes the -0.0 of a date in the first second after 2001 the 0.0 its text reads back as.
+            return .date(Date(timeIntervalSinceReferenceDate: interval.rounded(.down) + 0))
+        case let .real(number) where number.isNaN: return .real(.nan)
+        case let .array(elements): return .array(elements.map(\.asXMLKeepsIt))
+        case let .dictionary(entries): return .dictionary(entries.mapValues(\.asXMLKeepsIt))
+        default: return self
         }
     }
 }
