@@ -1,6 +1,7 @@
 /// The two command-line forms swift-argument-parser cannot take as they are.
 enum CommandLineRewrite {
-    static let subcommands: Set<String> = ["mount", "unmount", "status", "get", "set", "rm", "ls", "changes", "help"]
+    /// Every command's name, and `help`: a first argument that is none of these is a sync directory.
+    static let subcommands = Set(KVFS.configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
 
     static func rewrite(_ arguments: [String]) -> [String] {
         negativeValueLast(fstabForm(arguments))

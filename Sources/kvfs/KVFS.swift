@@ -17,6 +17,7 @@ struct KVFS: ParsableCommand {
         subcommands: [
             MountCommand.self, UnmountCommand.self, StatusCommand.self,
             GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, ChangesCommand.self,
+            DevicesCommand.self, RetireCommand.self,
         ]
     )
 

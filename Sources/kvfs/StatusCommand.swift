@@ -2,43 +2,65 @@ import ArgumentParser
 import Foundation
 import KVStore
 
-/// `kvfs status [--json]`: the store's usage, devices and last sync.
+/// `kvfs status [--json] [--stale-after SECONDS]`: the store's usage, the
+/// daemon, every device's health, and what keeps devices from getting each
+/// other's writes.
 struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show keys and bytes used, devices, and the last sync.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show keys and bytes used, every device's health, and sync warnings.")
     @Flag(help: "Print the JSON document .kvfs/status holds.") var json = false
+    @Option(help: "Call a device quiet once nothing of it arrived for this many seconds (devices publish a heartbeat every 30 s; default 300).")
+    var staleAfter: Double?
     @OptionGroup var store: StoreOptions
 
-    func run() throws {
-        let document = String(decoding: try StoreAccess.perform(.status, store), as: UTF8.self)
-        if json {
-            print(document, terminator: "")
-        } else {
-            print(try Self.summary(document), terminator: "")
-        }
+    func validate() throws {
+        if let staleAfter, !(staleAfter > 0) { throw CommandError.usage("--stale-after must be a positive number of seconds") }
     }
 
-    /// The status document in a few lines a person reads.
-    static func summary(_ document: String) throws -> String {
-        guard let object = try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any],
-              let keys = object["keys"] as? [String: Int], let bytes = object["bytes"] as? [String: Int],
-              let device = object["device"] as? [String: Any], let devices = object["devices"] as? [[String: Any]]
-        else { throw CommandError("the status document is not what kvfs writes") }
+    func run() throws {
+        var status = try StoreStatus(json: StoreAccess.perform(.status, store))
+        if let staleAfter { status = status.judged(staleAfter: staleAfter) }
+        print(json ? status.json() : Self.summary(status), terminator: "")
+    }
+
+    /// The status in lines a person reads.
+    static func summary(_ status: StoreStatus) -> String {
         var lines = [
-            "store:      \(object["storeID"] ?? "?") in \(object["syncDirectory"] ?? "?")",
-            "device:     \(device["name"] ?? "?") (\(device["id"] ?? "?"))",
-            "keys:       \(keys["used"] ?? 0) of \(keys["limit"] ?? 0)",
-            "bytes:      \(bytes["used"] ?? 0) of \(bytes["limit"] ?? 0)",
-            "last sync:  \(object["lastSync"] as? String ?? "never")",
+            "store:      \(status.storeID) in \(status.syncDirectory)",
+            "device:     \(status.device.name) (\(status.device.id))",
+            "keys:       \(status.keys.used) of \(status.keys.limit)",
+            "bytes:      \(status.bytes.used) of \(status.bytes.limit)",
+            "last sync:  \(status.lastSync.map(DateText.format) ?? "never")",
         ]
-        if let pid = object["pid"] as? Int, let version = object["version"] as? String,
-           let executable = object["executable"] as? String, pid != Int(getpid()) {
-            lines.append(contentsOf: daemonLines(pid: pid, version: version, executable: executable))
+        if !status.setAside.isEmpty { lines.append("set aside:  \(status.setAside.joined(separator: ", ")) (concurrent writes passed the quota)") }
+        if status.pid != Int(getpid()) {
+            lines.append(contentsOf: daemonLines(pid: status.pid, version: status.version, executable: status.executable))
+            lines.append("mount:      \(status.mountPoint ?? "none") (the daemon answered: it is alive)")
+        } else {
+            lines.append("mount:      none (no daemon holds this device; the store was opened by this command)")
         }
         lines.append("devices:")
-        for other in devices {
-            lines.append("  \(other["name"] ?? "?") (\(other["id"] ?? "?")), last write \(other["lastWrite"] as? String ?? "none")")
+        lines.append(contentsOf: DevicesCommand.table(status.devices).split(separator: "\n").map { "  " + $0 })
+        lines.append(status.warnings.isEmpty ? "warnings:   none" : "warnings:")
+        for warning in status.warnings {
+            lines.append("  - \(warning.message)")
+            lines.append("    fix: \(warning.fix)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Seconds as a short age: `12 s ago`, `5 min ago`, `3 h ago`, `2 d ago`.
+    static func age(_ seconds: Double) -> String { duration(seconds) + " ago" }
+
+    /// A reading lag: `none`, or how far behind.
+    static func lag(_ seconds: Double) -> String { seconds <= 0 ? "none" : seconds > 1e15 ? "all" : duration(seconds) }
+
+    private static func duration(_ seconds: Double) -> String {
+        switch seconds {
+        case ..<120: "\(Int(seconds)) s"
+        case ..<7200: "\(Int(seconds / 60)) min"
+        case ..<172_800: "\(Int(seconds / 3600)) h"
+        default: "\(Int(seconds / 86400)) d"
+        }
     }
 
     /// The daemon that answered, and whether its binary was replaced under

@@ -11,12 +11,13 @@ enum StoreRequest: Codable, Sendable {
     case remove(key: String)
     case list
     case status
+    case retire(device: String, force: Bool)
 
     /// The key a successful request changed, whose cached file a mount must drop.
     var changedKey: String? {
         switch self {
         case let .set(key, _, _), let .remove(key): key
-        case .get, .list, .status: nil
+        case .get, .list, .status, .retire: nil
         }
     }
 
@@ -25,7 +26,7 @@ enum StoreRequest: Codable, Sendable {
     var onlyReads: Bool {
         switch self {
         case .get, .list, .status: true
-        case .set, .remove: false
+        case .set, .remove, .retire: false
         }
     }
 
@@ -59,6 +60,8 @@ enum StoreRequest: Codable, Sendable {
             return Data(store.entries.keys.sorted().map { $0 + "\n" }.joined().utf8)
         case .status:
             return Data(store.status().json().utf8)
+        case let .retire(device, force):
+            return Data((try store.retire(store.device(matching: device), force: force).description + "\n").utf8)
         }
     }
 

@@ -9,17 +9,20 @@ extension DeviceStore {
     /// All of this device's own records do: its clock must pass them, or its
     /// next write would lose to its earlier ones. Another device's records
     /// stamped past the clock's horizon are held back, with a warning when
-    /// that device starts being held back. Called with the lock held.
+    /// that device starts being held back — in this device's own folder too,
+    /// where they are records it adopted (``Adoption``). Called with the lock held.
     func admit(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> [JournalRecord] {
         let horizon = clock.horizon()
         if device == deviceID {
-            if let latest = batch.latest {
+            let adoptedLater = batch.records.filter { $0.stamp.device != deviceID && $0.stamp.time > horizon }
+            _ = heldBack.hold(adoptedLater, of: device, replacing: batch.replacesAll)
+            if let latest = batch.latest {  // stamped by this device: a snapshot's end, or a record of a segment
                 clock.observeOwn(latest)
                 if latest > horizon {
                     warningHandler("this device's own records are stamped up to \(latest), more than \(Self.offsetText) ahead of its clock: it writes after them, and other devices hold its writes back until their clocks come within \(Self.offsetText) of that; check this machine's clock")
                 }
             }
-            return batch.records
+            return batch.records.filter { $0.stamp.device == deviceID || $0.stamp.time <= horizon }
         }
         let now = batch.records.filter { $0.stamp.time <= horizon }
         let later = batch.records.filter { $0.stamp.time > horizon }
@@ -36,9 +39,10 @@ extension DeviceStore {
     func releaseHeldBack() -> Set<String> {
         guard !heldBack.isEmpty else { return [] }
         var changed: Set<String> = []
-        for records in heldBack.release(upTo: clock.horizon()).values {
-            if let latest = records.map(\.stamp.time).max() { clock.observe(latest) }
-            changed.formUnion(noteVisibleChanges(merged.apply(records)))
+        for (device, released) in heldBack.release(upTo: clock.horizon()) {
+            if let latest = released.map(\.stamp.time).max() { clock.observe(latest) }
+            let records = released.filter { record in adoptedUpTo[device].map { record.stamp.time > $0 } ?? true }
+            changed.formUnion(noteVisibleChanges(merged.apply(records, in: device)))
         }
         return changed
     }

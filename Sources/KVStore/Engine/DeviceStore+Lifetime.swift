@@ -83,28 +83,11 @@ extension DeviceStore {
 
     // MARK: Status and lifetime
 
-    /// What `.kvfs/status` and `kvfs status` show.
-    public func status() -> StoreStatus {
-        lock.withLock {
-            var lastWrite: [DeviceID: HLCTimestamp] = [:]
-            for winner in merged.winners.values {
-                lastWrite[winner.stamp.device] = max(lastWrite[winner.stamp.device] ?? winner.stamp.time, winner.stamp.time)
-            }
-            var devices = Set(readers.keys)
-            devices.insert(deviceID)
-            return StoreStatus(
-                storeID: storeIDValue, syncDirectory: syncDirectory.path, stateDirectory: stateDirectory.path,
-                device: DeviceStatus(id: deviceID.hex, name: deviceName, lastWrite: lastWrite[deviceID]?.date),
-                usage: merged.usage, setAside: merged.setAside.sorted(),
-                devices: devices.sorted().map { id in
-                    DeviceStatus(id: id.hex, name: names[id] ?? sync.name(of: id) ?? id.hex, lastWrite: lastWrite[id]?.date)
-                },
-                lastSync: lastSyncTime)
-        }
-    }
-
     /// Tells other processes what holds the state directory (the mount point, once mounted).
-    public func recordOwner(_ owner: String) { state.recordOwner(owner) }
+    public func recordOwner(_ owner: String) {
+        state.recordOwner(owner)
+        lock.withLock { self.owner = owner }
+    }
 
     /// Makes everything durable, remembers what this device has seen, and releases the state directory.
     public func close() {
@@ -115,7 +98,8 @@ extension DeviceStore {
         let wasOpen = lock.withLock {
             guard !closed else { return false }
             try? writer.sync()
-            publishProgress()
+            publishProgress(closing: true)
+            noteOwnStamp()
             state.saveSeen(visible: merged.visible.mapValues(\.stamp),
                            setAside: merged.winners.filter { merged.setAside.contains($0.key) }.mapValues(\.stamp))
             closed = true
@@ -126,8 +110,10 @@ extension DeviceStore {
     }
 
     /// Bounds how long an acknowledged write waits for fsync (one second),
-    /// and publishes reading progress now and then: on the durability queue,
-    /// the disk's work done without the lock.
+    /// publishes reading progress now and then (at least every
+    /// ``heartbeatInterval``, so others know this device runs), notes its
+    /// latest stamp, and logs what newly keeps devices from getting each
+    /// other's writes: on the durability queue, the disk's writes done without the lock.
     func startDurabilityTimer() {
         durability.setSpecific(key: Self.onDurabilityQueue, value: ())
         let timer = DispatchSource.makeTimerSource(queue: durability)
@@ -141,14 +127,20 @@ extension DeviceStore {
     private static let onDurabilityQueue = DispatchSpecificKey<Void>()
 
     private func tick() {
-        let (point, progress): (JournalWriter.SyncPoint?, ReadProgress?) = lock.withLock {
-            guard !closed else { return (nil, nil) }
+        let (point, progress, stamp): (JournalWriter.SyncPoint?, ReadProgress?, HLCTimestamp?) = lock.withLock {
+            guard !closed else { return (nil, nil, nil) }
             // An error reaches the next flush() or close() that asks.
             let point = try? writer.syncPoint()
-            let due = Date().timeIntervalSince(lastProgressTime) >= progressInterval
-            return (point ?? nil, due ? unpublishedProgress() : nil)
+            let sincePublished = Date().timeIntervalSince(lastProgressTime)
+            let progress = sincePublished >= progressInterval ? unpublishedProgress(heartbeat: sincePublished >= heartbeatInterval) : nil
+            logHealth()
+            return (point ?? nil, progress, isReadOnly || ownLatest == notedOwnStamp ? nil : ownLatest)
         }
         if let point, (try? point.perform()) != nil { lock.withLock { writer.didSync(point) } }
         if let progress, publish(progress) { lock.withLock { publishedProgress(progress) } }
+        if let stamp {
+            state.lastOwnStamp = stamp
+            lock.withLock { notedOwnStamp = stamp }
+        }
     }
 }

@@ -51,31 +51,34 @@ extension DeviceStore {
         return changes.first
     }
 
-    /// Reads every other device's new records, and forgets the devices whose
-    /// folder was removed, as a fresh reader of the folder would; returns the
-    /// keys whose value changed. Called with the lock held.
+    /// Reads every other device's new records; keeps what a vanished
+    /// device's folder won (``adoptVanished(_:)``); applies the adoptions the
+    /// folders publish. Returns the keys whose visible entry changed. Called with the lock held.
     func readOtherDevices() -> Set<String> {
         var changed = releaseHeldBack()
         let present = sync.devices()
-        for device in readers.keys where device != deviceID && !present.contains(device) && sync.hasRemovedFolder(of: device) {
-            readers[device] = nil
-            heldBack.forget(device)
-            changed.formUnion(noteVisibleChanges(merged.replace(recordsOf: device, with: [])))
-        }
         for device in present where device != deviceID {
+            if names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go
             let reader = readers[device] ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: warningHandler)
             readers[device] = reader
             changed.formUnion(merge(reader.readNew(), from: device))
         }
-        return changed
+        changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
+        let vanished = readers.keys.filter { $0 != deviceID && !present.contains($0) && sync.hasRemovedFolder(of: $0) }
+        guard !vanished.isEmpty else { return changed }
+        for device in vanished { changed.formUnion(adoptVanished(device)) }
+        return changed.union(applyAdoptions())
     }
 
-    /// Merges what a reader found, moving the clock past it, less what is
-    /// stamped too far ahead (``admit(_:from:)``); returns the keys whose
-    /// visible entry changed. Called with the lock held.
+    /// Merges what a reader found in `device`'s folder, moving the clock
+    /// past it, less what is stamped too far ahead (``admit(_:from:)``) and
+    /// what that folder holds of its records that another folder adopted;
+    /// returns the keys whose visible entry changed. Called with the lock held.
     func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<String> {
-        let records = admit(batch, from: device)
-        return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsOf: device, with: records) : merged.apply(records))
+        var records = admit(batch, from: device)
+        if let adopted = adoptedUpTo[device] { records.removeAll { $0.stamp.time <= adopted } }
+        return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsIn: device, with: records)
+                                                    : merged.apply(records, in: device))
     }
 
     /// Keeps `keys` for the visibility observers, and returns them. Called with the lock held.
@@ -94,6 +97,7 @@ extension DeviceStore {
         let before = Set(merged.visible.keys)
         merged = MergedState()
         heldBack = HeldBackRecords()
+        (adoptions, adoptedUpTo) = ([:], [:])
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: warningHandler)
         readers = [deviceID: ownReader]
         let own = ownReader.readNew()
@@ -143,36 +147,49 @@ extension DeviceStore {
 
     /// Compacts this device's journal now, the snapshot included, all with
     /// the lock held: for a folder that must be whole again at once, and tests.
-    func compact() {
-        guard !compactionInFlight, let compaction = startCompaction() else { return }
-        finish(compaction)
+    func compact() { _ = compact(adopting: [], heldBack: []) }
+
+    /// ``compact()``, adding `adopted` (records of a retired or vanished
+    /// device) to the snapshot, and `waiting` (adopted records stamped too
+    /// far ahead to merge yet, as are those of this folder held back
+    /// already); returns the snapshot's stamp, or nil when it could not be
+    /// written (or a compaction is under way). Called with the lock held.
+    func compact(adopting adopted: [JournalRecord], heldBack waiting: [JournalRecord]) -> HLCTimestamp? {
+        guard !compactionInFlight, let compaction = startCompaction(adopting: adopted, heldBack: waiting) else { return nil }
+        let stamp = ownLatest
+        let written = finish(compaction)
         compactionInFlight = false
+        return written ? stamp : nil
     }
 
-    /// Starts compacting this device's journal into a snapshot of its records
-    /// that still win, less the tombstones ``TombstoneCollection`` lets go;
-    /// returns the part to do without the lock (``finish(_:)``, by the same
-    /// thread), or nil if it could not start. Called with the lock held.
-    func startCompaction() -> JournalWriter.Compaction? {
-        let current = merged.records(writtenBy: deviceID)
-        let tombstones = current.compactMap { record -> (key: String, stamp: Stamp)? in
+    /// Starts compacting this device's journal into a snapshot of the records
+    /// its folder holds that still win, less the tombstones
+    /// ``TombstoneCollection`` lets go (plus `adopted` and `waiting`, as
+    /// ``compact(adopting:heldBack:)`` says); returns the part to do without
+    /// the lock (``finish(_:)``, by the same thread), or nil if it could not
+    /// start. Called with the lock held.
+    func startCompaction(adopting adopted: [JournalRecord] = [], heldBack waiting: [JournalRecord] = []) -> JournalWriter.Compaction? {
+        let current = merged.records(inFolder: deviceID)
+        let tombstones = current.compactMap { record -> (key: String, readFrom: HLCTimestamp)? in
             guard case let .remove(key) = record.operation else { return nil }
-            return (key, record.stamp)
+            if record.stamp.device == deviceID { return (key, record.stamp.time) }
+            return (adoptions[deviceID]?[record.stamp.device]?.at).map { (key, $0) }  // an adopted one
         }
-        let peers = Set(sync.devices()).union(readers.keys).subtracting([deviceID]).map { device in
+        // Every device known, a vanished one's included (its folder may come back), but a retired one.
+        let peers = knownDevices.filter { !isRetired($0) }.map { device in
             TombstoneCollection.Peer(progress: sync.progress(of: device), readUpTo: mergedUpTo(device),
-                                     newest: merged.devices[device] ?? [:])
+                                     newest: merged.folders[device] ?? [:])
         }
         let collectable = TombstoneCollection.collectable(tombstones, of: deviceID, peers: peers)
         let kept = current.filter { record in
             if case let .remove(key) = record.operation { return !collectable.contains(key) }
             return true
-        }
+        } + adopted
         do {
             let stamp = Stamp(time: try clock.now(), device: deviceID)
-            let compaction = try writer.beginCompaction(kept, stamp: stamp)
+            let compaction = try writer.beginCompaction(kept + heldBack.records(of: deviceID) + waiting, stamp: stamp)
             ownLatest = stamp.time
-            _ = noteVisibleChanges(merged.replace(recordsOf: deviceID, with: kept))
+            _ = noteVisibleChanges(merged.replace(recordsIn: deviceID, with: kept))
             compactionInFlight = true
             compactionLock.lock()
             return compaction
@@ -184,12 +201,16 @@ extension DeviceStore {
 
     /// Writes a compaction's snapshot and removes the files it replaces, on
     /// the thread that started it; the caller then clears `compactionInFlight`.
-    func finish(_ compaction: JournalWriter.Compaction) {
+    /// Returns whether the snapshot was written.
+    @discardableResult
+    func finish(_ compaction: JournalWriter.Compaction) -> Bool {
         defer { compactionLock.unlock() }
         do throws(KVStoreError) {
             try compaction.finish()
+            return true
         } catch {
             warningHandler("compaction failed, the journal keeps growing: \(error)")
+            return false
         }
     }
 
@@ -204,23 +225,53 @@ extension DeviceStore {
         try? sync.restoreStoreID(storeIDValue)
         try? sync.setName(deviceName, of: deviceID)
         compact()
+        publishOwnAdoptions()
         publishedProgress = nil
     }
 
-    /// Publishes how far this device has read every other one, if that
-    /// changed (see ``TombstoneCollection``). Called with the lock held.
-    func publishProgress() {
-        guard let progress = unpublishedProgress() else { return }
+    /// Takes up what this device noted of itself in its state directory, and
+    /// what it said when it last published its progress. Its clock moves past
+    /// everything it wrote (records adopted from it, should its folder have
+    /// vanished, are ignored in its folder up to where they were read, so its
+    /// next writes must come after them) and everything it had read: other devices may have
+    /// dropped tombstones on the strength of it (``TombstoneCollection``), so
+    /// its next writes must come after them even if the folders it read are
+    /// gone or not here yet. And it still knows the devices it had read
+    /// whose folders are not here now (``remembered``). Called with the lock held.
+    func observePublishedProgress() {
+        if let stamp = state.lastOwnStamp { clock.observeOwn(stamp) }  // its folder may be gone, and adopted by others
+        notedOwnStamp = state.lastOwnStamp
+        guard let progress = sync.progress(of: deviceID) else { return }
+        for time in progress.read.values { clock.observe(time) }
+        remembered = progress.read.filter { $0.key != deviceID }
+    }
+
+    /// Notes this device's latest own stamp in its state directory, if it
+    /// moved (``observePublishedProgress()``). Called with the lock held.
+    func noteOwnStamp() {
+        guard !isReadOnly, let latest = ownLatest, latest != notedOwnStamp else { return }
+        state.lastOwnStamp = latest
+        notedOwnStamp = latest
+    }
+
+    /// Publishes how far this device has read every other one it knows, if
+    /// that changed (see ``TombstoneCollection``) or a `heartbeat` is due,
+    /// and whether it is `closing`. Called with the lock held.
+    func publishProgress(closing: Bool = false, heartbeat: Bool = false) {
+        guard let progress = unpublishedProgress(closing: closing, heartbeat: heartbeat) else { return }
         if publish(progress) { publishedProgress(progress) }
     }
 
-    /// The progress to publish, if it changed since it was last published. Called with the lock held.
-    func unpublishedProgress() -> ReadProgress? {
+    /// The progress to publish, if it changed since it was last published
+    /// (or a heartbeat is due), stamped with when. Called with the lock held.
+    func unpublishedProgress(closing: Bool = false, heartbeat: Bool = false) -> ReadProgress? {
         guard !isReadOnly && !writer.isDisplaced else { return nil }
-        var read: [DeviceID: HLCTimestamp] = [:]
-        for device in readers.keys where device != deviceID { read[device] = mergedUpTo(device) }
-        let progress = ReadProgress(own: ownLatest, read: read)
-        return progress == publishedProgress ? nil : progress
+        var read = remembered.filter { readers[$0.key] == nil && !isRetired($0.key) }
+        for device in readers.keys where device != deviceID { read[device] = mergedUpTo(device) ?? ReadProgress.nothing }
+        var progress = ReadProgress(own: ownLatest, read: read, closed: closing)
+        guard heartbeat || progress != publishedProgress else { return nil }
+        progress.at = try? clock.now()
+        return progress
     }
 
     /// Writes the progress file (an fsync'ed atomic write): with or without
@@ -240,6 +291,7 @@ extension DeviceStore {
     /// Remembers what was published. Called with the lock held.
     func publishedProgress(_ progress: ReadProgress) {
         publishedProgress = progress
+        publishedProgress?.at = nil  // compared without it: a heartbeat is no change
         lastProgressTime = Date()
     }
 }

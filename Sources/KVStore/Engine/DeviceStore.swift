@@ -56,12 +56,32 @@ public final class DeviceStore: @unchecked Sendable {
     var names: [DeviceID: String] = [:]
     var storeIDValue: String
     var lastSyncTime: Date?
+    /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
+    var adoptions: [DeviceID: [DeviceID: Adoption]] = [:]
+    /// Per adopted device, the stamp up to which its own folder's records are ignored: the adoptions in force here.
+    var adoptedUpTo: [DeviceID: HLCTimestamp] = [:]
+    /// Devices this device has read whose folders are not here now (vanished,
+    /// or not arrived yet after a restart), with how far it had read them:
+    /// they stay in its progress, and hold tombstones back, until retired.
+    var remembered: [DeviceID: HLCTimestamp] = [:]
     /// The latest stamp in this device's own folder: what its progress calls `own`.
     var ownLatest: HLCTimestamp?
     var publishedProgress: ReadProgress?
     var lastProgressTime = Date.distantPast
     /// How often, at most, reading progress is published (tests shorten it).
     var progressInterval: TimeInterval = 10
+    /// How often, at least, reading progress is published, changed or not: a heartbeat.
+    var heartbeatInterval: TimeInterval = 30
+    /// The own stamp last noted in the state directory.
+    var notedOwnStamp: HLCTimestamp?
+    /// What holds the store, as the state directory's lock says (`mount <mount point>` for a mount).
+    var owner = ""
+    /// The seconds without news after which the log calls a device quiet (tests shorten it).
+    var healthThreshold = DeviceStore.staleAfter
+    /// The health warnings logged and still standing (``logHealth()``).
+    var loggedWarnings: Set<String> = []
+    /// When health was last checked for the log.
+    var lastHealthCheck = Date.distantPast
     var observers: [Int: @Sendable (StoreChange) -> Void] = [:]
     var commitListeners: [Int: @Sendable () -> Void] = [:]
     var visibilityObservers: [Int: @Sendable (Set<String>) -> Void] = [:]
@@ -132,6 +152,7 @@ public final class DeviceStore: @unchecked Sendable {
         warningHandler = warn
         state = try StateDirectory(path: self.stateDirectory.path, readOnly: readOnly)
         if readOnly { try state.checkNotHeld() } else { try state.lock(owner: owner) }
+        self.owner = owner
         sync = SyncDirectory(path: self.syncDirectory.path, isWritable: !readOnly)
         let claim = WriterClaim(statePath: state.path, stateInode: state.inode)
         deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
@@ -147,6 +168,7 @@ public final class DeviceStore: @unchecked Sendable {
             readers[deviceID] = ownReader
             _ = merge(own, from: deviceID)
             ownLatest = own.latest
+            observePublishedProgress()
             _ = readOtherDevices()
         }
         guard !readOnly else { return }
@@ -189,14 +211,8 @@ public final class DeviceStore: @unchecked Sendable {
     /// What the store uses against its limits.
     public var usage: QuotaUsage { lock.withLock { merged.usage } }
 
-    /// The name a device gave itself, or its id.
-    public func name(of device: DeviceID) -> String {
-        if device == deviceID { return deviceName }
-        if let name = lock.withLock({ names[device] }) { return name }
-        let name = sync.name(of: device) ?? device.hex
-        lock.withLock { names[device] = name }
-        return name
-    }
+    /// The name a device gave itself (remembered once its folder is gone), or its id.
+    public func name(of device: DeviceID) -> String { lock.withLock { displayName(of: device) } }
 
     // MARK: Writing
 
@@ -295,7 +311,7 @@ public final class DeviceStore: @unchecked Sendable {
             ownLatest = record.stamp.time
             onAppend?(record)
             let setAsideBefore = merged.setAside
-            let changed = merged.apply([record])
+            let changed = merged.apply([record], in: deviceID)
             // The caller knows what it wrote; the quota rule may have moved other keys.
             unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
             displaced = merged.setAside.subtracting(setAsideBefore)

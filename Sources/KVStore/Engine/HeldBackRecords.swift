@@ -39,6 +39,9 @@ struct HeldBackRecords {
         return released
     }
 
+    /// What is held back for `device`.
+    func records(of device: DeviceID) -> [JournalRecord] { records[device] ?? [] }
+
     /// Drops what is held for a device whose folder went away.
     mutating func forget(_ device: DeviceID) { records[device] = nil }
 

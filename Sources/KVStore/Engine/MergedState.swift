@@ -71,17 +71,20 @@ struct Winner: Sendable {
 /// The last-writer-wins merge of the records in every device's folder, with
 /// the quota rule (``QuotaRule``) on top.
 ///
-/// It keeps each device's newest record per key, as read from that device's
+/// It keeps each folder's newest record per key, as read from that folder's
 /// current files; per key the greatest of those wins, a removal being a
-/// tombstone that wins like any write. The store is therefore a function of
-/// the files alone: adding records in any order, any number of times, gives
-/// the same store, and when a device compacts (its snapshot replacing what
-/// came before, ``replace(recordsOf:with:)``), every reader ends with what a
-/// fresh reader of the new files computes — which is what lets every device
-/// converge once they have read the same files, collected tombstones included.
+/// tombstone that wins like any write. A folder holds the records its device
+/// stamped, and in its snapshot the records it adopted from a retired or
+/// vanished device, with their original stamps. The store is therefore a
+/// function of the files alone: adding records in any order, any number of
+/// times, gives the same store, and when a device compacts (its snapshot
+/// replacing what came before, ``replace(recordsIn:with:)``), every reader
+/// ends with what a fresh reader of the new files computes — which is what
+/// lets every device converge once they have read the same files, collected
+/// tombstones included.
 struct MergedState {
-    /// Per device, its newest record for each key.
-    private(set) var devices: [DeviceID: [String: Version]] = [:]
+    /// Per folder (by its device), its newest record for each key.
+    private(set) var folders: [DeviceID: [String: Version]] = [:]
     /// Per key, the winning record.
     private(set) var winners: [String: Winner] = [:]
     /// The keys the store shows, after the quota rule.
@@ -91,12 +94,11 @@ struct MergedState {
     /// What the visible keys use.
     private(set) var usage = QuotaUsage()
 
-    /// Merges records (each counts for the device that stamped it); returns
-    /// the keys whose visible value changed.
-    mutating func apply(_ records: [JournalRecord]) -> Set<String> {
+    /// Merges records read from (or appended to) `folder`; returns the keys whose visible value changed.
+    mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<String> {
         var touched: Set<String> = []
         for record in records {
-            for (key, version) in keepNewest(record) {
+            for (key, version) in keepNewest(record, in: folder) {
                 if let winner = winners[key], !version.beats(winner.version) { continue }
                 winners[key] = Winner(version)
                 touched.insert(key)
@@ -105,15 +107,15 @@ struct MergedState {
         return updateVisible(touched)
     }
 
-    /// Replaces everything read from `device` by `records` (its new snapshot
+    /// Replaces everything read from `folder` by `records` (its new snapshot
     /// and what followed it); returns the keys whose visible value changed.
-    mutating func replace(recordsOf device: DeviceID, with records: [JournalRecord]) -> Set<String> {
-        var touched = Set((devices.removeValue(forKey: device) ?? [:]).keys)
-        for record in records where record.stamp.device == device {
-            touched.formUnion(keepNewest(record).map(\.key))
+    mutating func replace(recordsIn folder: DeviceID, with records: [JournalRecord]) -> Set<String> {
+        var touched = Set((folders.removeValue(forKey: folder) ?? [:]).keys)
+        for record in records {
+            touched.formUnion(keepNewest(record, in: folder).map(\.key))
         }
         for key in touched {
-            let best = devices.values.compactMap { $0[key] }.reduce(nil) { best, version in
+            let best = folders.values.compactMap { $0[key] }.reduce(nil) { best, version in
                 best.map { version.beats($0) ? version : $0 } ?? version
             }
             if best != winners[key]?.version { winners[key] = best.map(Winner.init) }
@@ -121,12 +123,22 @@ struct MergedState {
         return updateVisible(touched)
     }
 
-    /// Notes `record`'s changes as its device's newest where they are; returns those.
-    private mutating func keepNewest(_ record: JournalRecord) -> [(key: String, version: Version)] {
+    /// Drops `folder`'s records stamped up to `time` (another folder adopted
+    /// them); returns the keys whose visible value changed.
+    mutating func forget(recordsIn folder: DeviceID, upTo time: HLCTimestamp) -> Set<String> {
+        let versions = folders[folder] ?? [:]
+        guard versions.values.contains(where: { $0.stamp.time <= time }) else { return [] }
+        return replace(recordsIn: folder, with: versions.compactMap { key, version in
+            version.stamp.time > time ? Self.record(key, version) : nil
+        })
+    }
+
+    /// Notes `record`'s changes as its folder's newest where they are; returns those.
+    private mutating func keepNewest(_ record: JournalRecord, in folder: DeviceID) -> [(key: String, version: Version)] {
         record.changes.compactMap { key, value in
             let version = Version(stamp: record.stamp, value: value, rank: value == nil ? nil : record.rank)
-            if let newest = devices[record.stamp.device]?[key], !version.beats(newest) { return nil }
-            devices[record.stamp.device, default: [:]][key] = version
+            if let newest = folders[folder]?[key], !version.beats(newest) { return nil }
+            folders[folder, default: [:]][key] = version
             return (key, version)
         }
     }
@@ -147,15 +159,25 @@ struct MergedState {
         return changed
     }
 
-    /// This device's records that win their key: what its snapshot keeps
-    /// (before tombstone collection). Its records beaten by another device's
+    /// The records of `folder` that win their key: what its snapshot keeps
+    /// (before tombstone collection). Its records beaten by another folder's
     /// newer record are left out: the newer one stands for them.
-    func records(writtenBy device: DeviceID) -> [JournalRecord] {
-        (devices[device] ?? [:]).compactMap { key, version in
-            guard winners[key]?.stamp == version.stamp else { return nil }
-            let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
-            return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank)
+    func records(inFolder folder: DeviceID) -> [JournalRecord] {
+        (folders[folder] ?? [:]).compactMap { key, version in
+            winners[key]?.stamp == version.stamp ? Self.record(key, version) : nil
         }
         .sorted { ($0.stamp, $0.changes[0].key) < ($1.stamp, $1.changes[0].key) }
+    }
+
+    /// Whether a folder other than `folder` holds `record` (same key and stamp).
+    func holds(_ record: JournalRecord, outside folder: DeviceID) -> Bool {
+        guard let key = record.changes.first?.key else { return false }
+        return folders.contains { $0.key != folder && $0.value[key]?.stamp == record.stamp }
+    }
+
+    /// The record that stores `version` of `key`.
+    private static func record(_ key: String, _ version: Version) -> JournalRecord {
+        let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
+        return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank)
     }
 }

@@ -4,21 +4,32 @@ import Foundation
 /// has read the others, so that they know when a tombstone of theirs can go
 /// (``TombstoneCollection``).
 ///
-/// `{"own":"<stamp>","read":{"<device id>":"<stamp>",...}}`, stamps as the
-/// decimal form of their 64-bit packed value (JSON numbers lose precision).
+/// `{"own":"<stamp>","read":{"<device id>":"<stamp>",...},"at":"<stamp>","closed":true}`,
+/// stamps as the decimal form of their 64-bit packed value (JSON numbers
+/// lose precision); `at` is when it was published (a device publishes at
+/// least every half minute while it runs: a heartbeat), `closed` only once
+/// the device has closed the store.
 struct ReadProgress: Equatable, Sendable {
     static let fileName = "progress.json"
 
     /// The device's latest own stamp when it published: its folder held all
     /// its records up to here.
     var own: HLCTimestamp?
-    /// Per other device, the stamp up to which this one had read that
-    /// device's records without a gap.
+    /// Per other device this one knows, the stamp up to which it had read
+    /// that device's records without a gap (``nothing`` before any).
     var read: [DeviceID: HLCTimestamp]
+    /// What `read` says of a device known but not read yet.
+    static let nothing = HLCTimestamp(rawValue: 0)
+    /// Whether the device closed the store after publishing (a clean stop, not a crash or a running device).
+    var closed = false
+    /// When it was published, by the device's clock.
+    var at: HLCTimestamp?
 
-    init(own: HLCTimestamp?, read: [DeviceID: HLCTimestamp]) {
+    init(own: HLCTimestamp?, read: [DeviceID: HLCTimestamp], closed: Bool = false, at: HLCTimestamp? = nil) {
         self.own = own
         self.read = read
+        self.closed = closed
+        self.at = at
     }
 
     /// The progress a file holds, or nil when it is not a progress document.
@@ -26,6 +37,8 @@ struct ReadProgress: Equatable, Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
               let read = object["read"] as? [String: String] else { return nil }
         own = (object["own"] as? String).flatMap(Self.stamp)
+        closed = object["closed"] as? Bool ?? false
+        at = (object["at"] as? String).flatMap(Self.stamp)
         self.read = [:]
         for (hex, text) in read {
             guard let device = DeviceID(hex: hex), let stamp = Self.stamp(text) else { return nil }
@@ -37,6 +50,8 @@ struct ReadProgress: Equatable, Sendable {
     func json() -> String {
         var object: [String: Any] = ["read": Dictionary(uniqueKeysWithValues: read.map { ($0.key.hex, String($0.value.rawValue)) })]
         if let own { object["own"] = String(own.rawValue) }
+        if closed { object["closed"] = true }
+        if let at { object["at"] = String(at.rawValue) }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
     }

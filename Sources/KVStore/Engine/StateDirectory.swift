@@ -112,6 +112,16 @@ final class StateDirectory {
         set { try? folder?.writeAtomically("store-id", Array(((newValue ?? "") + "\n").utf8)) }
     }
 
+    /// The latest stamp this device wrote, as it last noted it: its clock
+    /// starts past it even when its folder in the sync directory is gone.
+    var lastOwnStamp: HLCTimestamp? {
+        get {
+            guard let bytes = try? folder?.read("last-stamp") else { return nil }
+            return UInt64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)).map(HLCTimestamp.init)
+        }
+        set { try? folder?.writeAtomically("last-stamp", Array(((newValue.map { String($0.rawValue) } ?? "") + "\n").utf8)) }
+    }
+
     /// What this device showed when it last ran, or nil for a new device:
     /// the stamp of each visible key, and of each key the quota rule set aside.
     func seen() -> (visible: [String: Stamp], setAside: [String: Stamp])? {

@@ -106,7 +106,7 @@ struct SyncDirectory: Sendable {
     }
 
     /// A small file of the store as text, or nil when it is missing, not a regular file, or too large.
-    private func readSmallFile(_ name: String, in folder: Folder?) -> String? {
+    func readSmallFile(_ name: String, in folder: Folder?) -> String? {
         guard let folder,
               let bytes = try? folder.read(name, limit: Self.smallFileLimit + 1),
               bytes.count <= Self.smallFileLimit else { return nil }

@@ -4,11 +4,13 @@
 /// that still win their key (under a temporary name, then renamed), starts a
 /// new segment, and removes the older files. Its records beaten by another
 /// device's newer record are always left out (the newer record stands for
-/// them). One of its tombstones — key `k` removed at stamp `s` — is left out
-/// only when, for every other device folder in the sync directory:
+/// them). One of its tombstones — key `k` removed at stamp `s`, or adopted
+/// from another device (``Adoption``) at stamp `s` — is left out only when,
+/// for every other device known — with a folder in the sync directory, or
+/// whose folder vanished (it may come back), but not a retired one:
 ///
 /// 1. that device has published progress (`progress.json`) saying it has read
-///    this device's records up to `s` or later, so it has applied the removal;
+///    this device's folder up to `s` or later, so it has applied the removal;
 /// 2. this device has read that device's records up to the latest stamp the
 ///    same progress names for its own writes, so nothing that device wrote
 ///    before it read the removal is still unknown here; and
@@ -41,13 +43,14 @@ enum TombstoneCollection {
         var newest: [String: Version]
     }
 
-    /// The keys among `tombstones` (this device's, key with stamp) that may be dropped.
-    static func collectable(_ tombstones: [(key: String, stamp: Stamp)], of device: DeviceID,
+    /// The keys among `tombstones` (in this device's folder, each with the
+    /// stamp up to which a peer must have read the folder to hold it) that may be dropped.
+    static func collectable(_ tombstones: [(key: String, readFrom: HLCTimestamp)], of device: DeviceID,
                             peers: [Peer]) -> Set<String> {
         guard peers.allSatisfy(hasBeenReadUpToItsProgress) else { return [] }
-        return Set(tombstones.filter { key, stamp in
+        return Set(tombstones.filter { key, readFrom in
             peers.allSatisfy { peer in
-                guard let read = peer.progress?.read[device], read >= stamp.time else { return false }
+                guard let read = peer.progress?.read[device], read >= readFrom else { return false }
                 return peer.newest[key]?.value == nil
             }
         }.map(\.key))

@@ -66,3 +66,15 @@ struct DeviceFolder: Sendable {
         return UInt64(digits, radix: 16)
     }
 }
+
+extension DeviceFolder {
+    /// When the folder last changed on this machine: the newest status change
+    /// (ctime) of its files, which a synchronizer cannot set back; nil when it
+    /// holds nothing readable.
+    func lastChange() -> Date? {
+        guard let folder = (try? open()) ?? nil else { return nil }
+        return folder.names().compactMap(folder.entry).map { status in
+            Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9)
+        }.max()
+    }
+}

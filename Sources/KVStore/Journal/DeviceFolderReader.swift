@@ -6,8 +6,10 @@ import Foundation
 /// between listing and reading (the owner compacted), tails still being
 /// appended or copied (read again later), holes still being filled (read
 /// again from the hole), half-copied snapshots (an older whole one serves
-/// meanwhile), corrupt records and records stamped by another device (skipped
-/// with a warning), and files that are not regular files (skipped).
+/// meanwhile), corrupt records and, in a journal segment, records stamped by
+/// another device (skipped with a warning), and files that are not regular
+/// files (skipped). A snapshot may hold records stamped by other devices: the
+/// ones its device adopted from a retired or vanished device.
 ///
 /// It also knows how far it has read the device without a gap
 /// (``contiguous``), which the device's progress file publishes for
@@ -29,18 +31,33 @@ final class DeviceFolderReader {
 
     let device: DeviceID
     let folder: DeviceFolder
+    /// Where a segment is being read.
+    struct Position {
+        /// The segment.
+        var generation: UInt64
+        /// Where to read it next, and where its whole frames end.
+        var offset: Int, tailOffset: Int
+        /// Whether reading started from a known beginning (a snapshot, or the
+        /// first segment) and has had no gap since.
+        var inOrder: Bool
+    }
+
     /// The snapshot generation read, or nil before any.
     private(set) var snapshotGeneration: UInt64?
-    /// The segment being followed, where to read it next, and where its whole frames end.
-    private(set) var segmentGeneration: UInt64 = 1
-    private(set) var offset = 0
-    private(set) var tailOffset = 0
+    /// The segment being followed.
+    private var position = Position(generation: 1, offset: 0, tailOffset: 0, inOrder: true)
+    /// Where it was in the segment it left for a later one whose snapshot has
+    /// not arrived: it goes back there should the later one vanish.
+    private var left: Position?
+    var segmentGeneration: UInt64 { position.generation }
+    var tailOffset: Int { position.tailOffset }
     /// Every record of the device stamped up to this has been read (or was
     /// dropped by its owner); nil before any.
     private(set) var contiguous: HLCTimestamp?
-    /// Whether reading started from a known beginning (a snapshot, or the
-    /// first segment) and has had no gap since.
-    private var inOrder = true
+    /// The latest stamp read from the folder.
+    private(set) var newest: HLCTimestamp?
+    /// What keeps the last read from reading everything the folder holds.
+    private(set) var problems: [SyncWarning] = []
     private var warned: Set<String> = []
     private let warn: (String) -> Void
 
@@ -51,21 +68,40 @@ final class DeviceFolderReader {
     }
 
     /// The records that appeared since the last call.
+    ///
+    /// It follows one segment, and moves to a later one only once that
+    /// segment is gone (its owner compacted; the new snapshot, which stands
+    /// for what our copy of the old segment lacked, has not arrived whole
+    /// yet) or a newer whole snapshot says where to go. So a stray later
+    /// segment (a copy under a wrong name, a synchronizer's leftover) is
+    /// never followed while the real one is there; and should the segment it
+    /// moved to vanish while the one it left is back, it goes back to where
+    /// it was.
     func readNew() -> Batch {
         let listing = folder.listing()
         var batch = Batch()
+        problems = []
         readNewestSnapshot(listing.snapshots, into: &batch)
-        for generation in listing.segments where generation >= segmentGeneration {
-            if generation > segmentGeneration {
-                // The owner moved on; what our copy of the old segment lacks is
-                // in the new snapshot, which has not arrived whole yet.
-                inOrder = false
-                segmentGeneration = generation
-                offset = 0
-                tailOffset = 0
+        var wentBack = false
+        while !readSegment(into: &batch) {  // gone, or not a file it can read
+            if let next = listing.segments.first(where: { $0 > segmentGeneration }) {
+                if left == nil { left = position }
+                position = Position(generation: next, offset: 0, tailOffset: 0, inOrder: false)
+            } else if !wentBack, let back = left, listing.segments.contains(back.generation) {
+                warn("\(folder.segmentPath(segmentGeneration)) vanished; reading \(DeviceFolder.segmentName(back.generation)) again from where it was left")
+                (position, left, wentBack) = (back, nil, true)
+            } else {
+                break
             }
-            readSegment(into: &batch)
         }
+        if let stray = listing.segments.first(where: { $0 > segmentGeneration }), listing.segments.contains(segmentGeneration) {
+            reportAndWarn(.outOfOrder, file: folder.segmentPath(stray), message: """
+                \(folder.segmentPath(stray)) is ahead of \(DeviceFolder.segmentName(segmentGeneration)), which is still \
+                there, with no snapshot between: kvfs keeps reading \(DeviceFolder.segmentName(segmentGeneration))
+                """, fix: "if the device did not write it (a stray copy, a synchronizer's leftover), delete it")
+        }
+        for record in batch.records { newest = max(newest ?? record.stamp.time, record.stamp.time) }
+        if let latest = batch.latest { newest = max(newest ?? latest, latest) }
         return batch
     }
 
@@ -75,35 +111,45 @@ final class DeviceFolderReader {
             guard let (records, end) = readSnapshot(generation) else { continue }
             batch = Batch(replacesAll: true, records: records, latest: end)
             snapshotGeneration = generation
-            segmentGeneration = generation
-            offset = 0
-            tailOffset = 0
-            inOrder = true
+            position = Position(generation: generation, offset: 0, tailOffset: 0, inOrder: true)
+            left = nil
             contiguous = max(contiguous ?? end, end)
             return
         }
     }
 
-    /// Reads the followed segment from `offset`.
-    private func readSegment(into batch: inout Batch) {
+    /// Reads the followed segment from where it was left; false when it is
+    /// gone or cannot be read.
+    private func readSegment(into batch: inout Batch) -> Bool {
         let path = folder.segmentPath(segmentGeneration)
-        guard let bytes = read(path, from: offset) else { return }
+        let offset = position.offset
+        guard let bytes = read(path, from: offset) else { return false }
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
         for range in scan.skipped {
-            warnOnce("\(path): skipped \(range.count) corrupt bytes at offset \(offset + range.lowerBound)")
+            reportAndWarn(.corrupt, file: path, message: "\(path): skipped \(range.count) corrupt bytes at offset \(offset + range.lowerBound)",
+                          fix: "nothing to do if the device is healthy; if it recurs, check the disk and the synchronizer")
         }
         if let range = scan.unreadable {
-            warnOnce("\(path): \(range.count) bytes at offset \(offset + range.lowerBound) are not whole records (corrupt, or still arriving); reading stops there until they are")
+            reportAndWarn(.hole, file: path, message: "\(path): \(range.count) bytes at offset \(offset + range.lowerBound) are not whole records (corrupt, or still arriving); reading stops there until they are",
+                   fix: "wait for the synchronizer; if it stays, the copy is damaged: delete the file here and let the synchronizer copy it again")
         }
-        let settled = own(scan.records.prefix(scan.settledCount), in: path)
-        let fresh = settled + own(scan.records.dropFirst(scan.settledCount), in: path)
+        if scan.settledOffset < scan.resumeOffset {
+            reportAndWarn(.hole, file: path, message: """
+                \(path) has bytes at offset \(offset + scan.settledOffset) that are not whole records yet (a \
+                synchronizer still filling them in?); the records after them are read, but this device counts as \
+                read only up to before them
+                """, fix: "wait; if it stays, the copy is damaged: delete the file here and let the synchronizer copy it again")
+        }
+        let settled = stampedByDevice(scan.records.prefix(scan.settledCount), in: path)
+        let fresh = settled + stampedByDevice(scan.records.dropFirst(scan.settledCount), in: path)
         batch.records += fresh
         for record in fresh { batch.latest = max(batch.latest ?? record.stamp.time, record.stamp.time) }
-        if inOrder, let last = settled.last {
+        if position.inOrder, let last = settled.last {
             contiguous = max(contiguous ?? last.stamp.time, last.stamp.time)
         }
-        tailOffset = offset + scan.resumeOffset
-        offset += scan.settledOffset
+        position.tailOffset = offset + scan.resumeOffset
+        position.offset += scan.settledOffset
+        return true
     }
 
     /// A whole snapshot's records and closing stamp, or nil while it is incomplete or unreadable.
@@ -113,10 +159,11 @@ final class DeviceFolderReader {
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
         guard let last = scan.records.last, case let .snapshotEnd(count) = last.operation,
               Int(count) == scan.records.count - 1, scan.skipped.isEmpty, !scan.stoppedEarly else {
-            warnOnce("\(path): incomplete or corrupt snapshot; waiting for a whole one")
+            reportAndWarn(.incompleteSnapshot, file: path, message: "\(path): incomplete or corrupt snapshot; waiting for a whole one",
+                   fix: "wait for the synchronizer to finish copying it; if it stays, the copy is damaged: delete it here and let the synchronizer copy it again")
             return nil
         }
-        return (own(scan.records.dropLast(), in: path), last.stamp.time)
+        return (Array(scan.records.dropLast()), last.stamp.time)
     }
 
     /// A file's bytes from `offset`, or nil when it vanished or cannot be read (said once).
@@ -125,18 +172,33 @@ final class DeviceFolderReader {
             return try folder.read((path as NSString).lastPathComponent, from: offset, limit: Self.readLimit)
         } catch {
             warnOnce("\(error); skipped")
+            report(.unreadable, file: path, message: "\(error)",
+                   fix: "it must be a regular file you can read (not a link, a folder or a FIFO): fix its owner and mode (chmod 600), or delete it")
             return nil
         }
     }
 
-    /// The records stamped by this folder's device: one stamped by another is
-    /// not this device's to write, so it is skipped.
-    private func own(_ records: some Collection<JournalRecord>, in path: String) -> [JournalRecord] {
+    /// The records of a segment stamped by this folder's device: one stamped
+    /// by another is not this device's to write, so it is skipped.
+    private func stampedByDevice(_ records: some Collection<JournalRecord>, in path: String) -> [JournalRecord] {
         records.filter { record in
             if record.stamp.device == device { return true }
-            warnOnce("\(path): skipped records stamped by another device (\(record.stamp.device.hex))")
+            reportAndWarn(.foreignRecords, file: path, message: "\(path): skipped records stamped by another device (\(record.stamp.device.hex))",
+                          fix: "a device's folder holds only its own writes: delete the file if it is not the device's")
             return false
         }
+    }
+
+    /// Notes a problem of this read, for the status.
+    private func report(_ kind: SyncWarning.Kind, file: String, message: String, fix: String) {
+        let problem = SyncWarning(kind: kind, device: device.hex, file: file, message: message, fix: fix)
+        if !problems.contains(problem) { problems.append(problem) }
+    }
+
+    /// Notes a problem for the status, and says it once in the log.
+    private func reportAndWarn(_ kind: SyncWarning.Kind, file: String, message: String, fix: String) {
+        warnOnce(message)
+        report(kind, file: file, message: message, fix: fix)
     }
 
     private func warnOnce(_ message: String) {

@@ -32,6 +32,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The disk under the store is full (or the user's disk quota on it is
     /// used up): nothing was written; the write may be tried again once there is room.
     case diskFull(path: String)
+    /// A device cannot be retired (`kvfs retire`), and why.
+    case retireRefused(device: String, reason: String)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -52,13 +54,14 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .stateDirectoryBusy: EBUSY
         case .io, .clockOutOfRange: EIO
         case .diskFull: ENOSPC
+        case .retireRefused: EPERM
         }
     }
 
     /// The errno's name, e.g. `EDQUOT`.
     public var errnoName: String {
         [ENOENT: "ENOENT", ENAMETOOLONG: "ENAMETOOLONG", EDQUOT: "EDQUOT", EINVAL: "EINVAL",
-         EEXIST: "EEXIST", EBUSY: "EBUSY", EIO: "EIO", ENOSPC: "ENOSPC"][errno] ?? "errno \(errno)"
+         EEXIST: "EEXIST", EBUSY: "EBUSY", EIO: "EIO", ENOSPC: "ENOSPC", EPERM: "EPERM"][errno] ?? "errno \(errno)"
     }
 
     /// One clear line: what failed and what to do.
@@ -88,6 +91,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot stamp a write at \(time): a record may carry no time past the year 9999; set the system clock to the right date (or this device wrote records stamped that late)"
         case let .diskFull(path):
             "\(path): no space left on the disk under the store; free some space there, then write again"
+        case let .retireRefused(device, reason):
+            "cannot retire \(device): \(reason)"
         }
     }
 }

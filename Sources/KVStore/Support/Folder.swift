@@ -158,6 +158,12 @@ final class Folder {
         unlinkat(descriptor, name, 0)
     }
 
+    /// Removes the empty folder `name`.
+    func removeFolder(_ name: String) throws(KVStoreError) {
+        try requireWritable()
+        if unlinkat(descriptor, name, AT_REMOVEDIR) != 0 { throw Files.error(child(name), "cannot remove folder") }
+    }
+
     // MARK: Looking
 
     /// The names in the folder, without `.` and `..`.

@@ -42,12 +42,12 @@ struct MergePropertyTests {
         var random = SeededRandom(seed: seed)
         let records = randomRecords(&random, count: Int.random(in: 1...40, using: &random), bigValues: seed % 3 == 0)
         var inOrder = MergedState()
-        _ = inOrder.apply(records)
+        inOrder.applyInStampersFolders(records)
         var shuffled = MergedState()
         var rest = (records + records.filter { _ in random.chance(0.3) }).shuffled(using: &random)
         while !rest.isEmpty {
             let batch = Int.random(in: 1...rest.count, using: &random)
-            _ = shuffled.apply(Array(rest.prefix(batch)))
+            shuffled.applyInStampersFolders(Array(rest.prefix(batch)))
             rest.removeFirst(batch)
         }
         #expect(summary(inOrder) == summary(shuffled), "seed \(seed)")
@@ -62,10 +62,10 @@ struct MergePropertyTests {
         let snapshot = randomRecords(&random, count: Int.random(in: 0...10, using: &random), bigValues: false)
             .map { JournalRecord(stamp: Stamp(time: $0.stamp.time, device: device), operation: $0.operation) }
         var incremental = MergedState()
-        _ = incremental.apply(records)
-        _ = incremental.replace(recordsOf: device, with: snapshot)
+        incremental.applyInStampersFolders(records)
+        _ = incremental.replace(recordsIn: device, with: snapshot)
         var fresh = MergedState()
-        _ = fresh.apply(records.filter { $0.stamp.device != device } + snapshot)
+        fresh.applyInStampersFolders(records.filter { $0.stamp.device != device } + snapshot)
         #expect(summary(incremental) == summary(fresh), "seed \(seed)")
     }
 
@@ -76,12 +76,19 @@ struct MergePropertyTests {
              record(b, UInt64(2 * n + 1), .put(key: "b\(n)", value: .bool(true)))]
         }
         var forward = MergedState(), backward = MergedState()
-        _ = forward.apply(records)
-        _ = backward.apply(records.reversed())
+        forward.applyInStampersFolders(records)
+        backward.applyInStampersFolders(records.reversed())
         #expect(forward.visible.count == 1024 && forward.setAside.count == 376)
         #expect(forward.setAside.contains("b699") && forward.visible["a511"] != nil && forward.visible["a512"] == nil)
         #expect(summary(forward) == summary(backward))
-        _ = forward.apply([record(a, 5000, .remove(key: "a0"))])  // room for one more: the oldest set aside comes back
+        forward.applyInStampersFolders([record(a, 5000, .remove(key: "a0"))])  // room for one more: the oldest set aside comes back
         #expect(forward.visible["a512"] != nil && forward.visible.count == 1024)
+    }
+}
+
+private extension MergedState {
+    /// Merges each record as read from the folder of the device that stamped it.
+    mutating func applyInStampersFolders(_ records: [JournalRecord]) {
+        for record in records { _ = apply([record], in: record.stamp.device) }
     }
 }

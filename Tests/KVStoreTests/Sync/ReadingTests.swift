@@ -91,22 +91,6 @@ struct ReadingTests {
         #expect(b.value(forKey: "late") == .bool(true))
     }
 
-    @Test func aRemovedDeviceFolderIsForgottenAlikeByRunningAndNewDevices() throws {
-        let retired = try fixture.open("retired"), a = try fixture.open("a")
-        defer { a.close(); fixture.cleanup() }
-        try retired.set(.integer(1), forKey: "k")
-        try retired.set(.integer(2), forKey: "j")
-        retired.close()
-        a.refresh()
-        try a.set(.integer(3), forKey: "j")
-        #expect(a.values == ["k": .integer(1), "j": .integer(3)])
-        try FileManager.default.removeItem(atPath: fixture.folder(of: retired))
-        #expect(a.refresh()?.keys == ["k"])
-        let fresh = try fixture.open("fresh")
-        defer { fresh.close() }
-        #expect(a.values == ["j": .integer(3)] && fresh.values == a.values)
-    }
-
     @Test func theClockMovesPastEverythingReadAcrossRestarts() throws {
         defer { fixture.cleanup() }
         // As far ahead as a remote stamp may be and still move the clock (farther is held back: HorizonTests).

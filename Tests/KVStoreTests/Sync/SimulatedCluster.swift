@@ -6,9 +6,11 @@ import Testing
 /// writes of every kind (quota-passing ones included), refreshes, deliveries
 /// by the ``SimulatedSynchronizer`` (or one shared folder, without one),
 /// restarts, devices away for a while, partitions, compactions, progress
-/// publications, and wall clocks up to an hour apart (or `clockSpread`
-/// milliseconds: past ``HybridLogicalClock/maximumOffset`` devices hold each
-/// other's records back, and ``finish()`` lets the clocks catch up first).
+/// publications, devices retired, device folders that vanish (by mistake, or
+/// for a moment on one replica), and wall clocks up to an hour apart (or
+/// `clockSpread` milliseconds: past ``HybridLogicalClock/maximumOffset``
+/// devices hold each other's records back, and ``finish()`` lets the clocks
+/// catch up first).
 final class SimulatedCluster {
     let seed: UInt64
     let devices: [SimulatedDevice]
@@ -72,7 +74,7 @@ final class SimulatedCluster {
     /// Takes `steps` random steps.
     func run(steps: Int) {
         for _ in 0..<steps {
-            let device = random.pick(devices)
+            let device = random.pick(active)
             time.advance(by: UInt64.random(in: 0...40, using: &random))
             switch random.next() % 100 {
             case 0..<50: write(on: device)
@@ -82,7 +84,9 @@ final class SimulatedCluster {
             case 88..<90: toggleRunning(device)
             case 90..<93: step("\(device.name) publishes progress") { device.publishProgress() }
             case 93..<96: step("\(device.name) compacts") { device.compact() }
-            case 96..<98: togglePartition(device)
+            case 96: retireAnother(from: device)
+            case 97: vanish(device)
+            case 98: togglePartition(device)
             default: step("time jumps") { time.advance(by: UInt64.random(in: 1...600_000, using: &random)) }
             }
         }
@@ -97,21 +101,24 @@ final class SimulatedCluster {
             step("time passes until every clock is within the maximum offset of every stamp") { time.advance(by: spread) }
         }
         synchronizer?.partitioned = []
-        for device in devices where !device.isRunning { try device.start() }
+        for device in active where !device.isRunning { try device.start() }
         for _ in 0..<2 {
             synchronizer?.deliverAll()
             for device in devices { device.store?.refresh() }
             for device in devices { device.publishProgress() }
         }
-        return Dictionary(uniqueKeysWithValues: devices.map { ($0.name, $0.store?.values ?? [:]) })
+        return Dictionary(uniqueKeysWithValues: active.map { ($0.name, $0.store?.values ?? [:]) })
     }
 
     /// Stops and starts every device: each reads its store again from the files alone.
     func restartAll() throws -> [String: [String: PropertyListValue]] {
         for device in devices { device.stop() }
-        for device in devices { try device.start() }
-        return Dictionary(uniqueKeysWithValues: devices.map { ($0.name, $0.store?.values ?? [:]) })
+        for device in active { try device.start() }
+        return Dictionary(uniqueKeysWithValues: active.map { ($0.name, $0.store?.values ?? [:]) })
     }
+
+    /// The devices not retired.
+    private var active: [SimulatedDevice] { devices.filter { !$0.isRetired } }
 
     /// Closes every store.
     func stop() { for device in devices { device.stop() } }
@@ -170,6 +177,48 @@ final class SimulatedCluster {
             step("\(device.name) goes away") { device.stop() }
         } else {
             step("\(device.name) comes back") { try device.start() }
+        }
+    }
+
+    /// `device` retires another one, which has stopped for good, once that
+    /// one's folder has fully arrived on its replica (as `kvfs retire` asks).
+    private func retireAnother(from device: SimulatedDevice) {
+        guard let store = device.store, active.count > 2,
+              let other = active.filter({ $0 !== device && $0.id != nil }).randomElement(using: &random), let id = other.id
+        else { return }
+        step("\(device.name) retires \(other.name)") {
+            other.stop()
+            other.isRetired = true
+            synchronizer?.deliverAll(of: id)
+            _ = try store.retire(id)
+            if let index = devices.firstIndex(where: { $0 === device }) { synchronizer?.carryFolder(of: id, from: index) }
+        }
+    }
+
+    /// `device`'s folder vanishes: on one other replica for a moment (the
+    /// synchronizer brings it back), or by mistake everywhere while the
+    /// device is stopped, once the devices that run have read it all. Either
+    /// way nothing may be lost.
+    private func vanish(_ device: SimulatedDevice) {
+        guard let id = device.id, let index = devices.firstIndex(where: { $0 === device }) else { return }
+        let running = active.filter { $0.isRunning && $0 !== device }
+        if let synchronizer, device.isRunning || random.chance(0.5) {
+            guard let replica = synchronizer.replicas.indices.filter({ $0 != index }).randomElement(using: &random) else { return }
+            step("\(device.name)'s folder vanishes from replica \(replica) for a moment") {
+                synchronizer.removeFolder(of: id, in: replica)
+                devices[replica].store?.refresh()
+            }
+        } else if !device.isRunning, !running.isEmpty {
+            step("\(device.name)'s folder is removed by mistake while it is stopped") {
+                synchronizer?.deliverAll(of: id)
+                for other in running { other.store?.refresh() }
+                if let synchronizer {
+                    for replica in synchronizer.replicas.indices { synchronizer.removeFolder(of: id, in: replica) }
+                } else {
+                    try? FileManager.default.removeItem(atPath: device.syncDirectory.path + "/devices/" + id.hex)
+                }
+                for other in running { other.store?.refresh() }
+            }
         }
     }
 

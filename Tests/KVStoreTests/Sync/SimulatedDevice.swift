@@ -22,6 +22,10 @@ final class SimulatedDevice {
     private let time: SimulatedTime
     private let model: ReferenceModel
     private(set) var store: DeviceStore?
+    /// Its id, once it has started.
+    private(set) var id: DeviceID?
+    /// Retired by another device: it never starts again.
+    var isRetired = false
     /// Compaction kicks in at this segment size: small, so that schedules compact often.
     static let compactionFloor = 2048
 
@@ -48,6 +52,7 @@ final class SimulatedDevice {
             store.onAppend = { [model] in model.add($0) }
         }
         self.store = store
+        id = store.deviceID
     }
 
     /// Closes the store (a clean stop: it publishes its progress).

@@ -43,13 +43,29 @@ final class SimulatedSynchronizer {
 
     /// Delivers everything, whole, everywhere (the end of every schedule).
     func deliverAll() {
-        for (device, source) in owners {
-            for target in replicas.indices where target != source {
-                for name in differences(of: device, from: source, to: target) {
-                    copyWhole(name, of: device, from: source, to: target)
-                }
+        for device in owners.keys { deliverAll(of: device) }
+    }
+
+    /// Delivers one device's folder, whole, to every replica (partitions or not).
+    func deliverAll(of device: DeviceID) { deliverAll(of: device.hex) }
+
+    private func deliverAll(of device: String) {
+        guard let source = owners[device] else { return }
+        for target in replicas.indices where target != source {
+            for name in differences(of: device, from: source, to: target) {
+                copyWhole(name, of: device, from: source, to: target)
             }
         }
+    }
+
+    /// From now on `device`'s folder travels from `replica` (which removed
+    /// it, retiring the device): the removal reaches the others, as a
+    /// synchronizer carries a deletion.
+    func carryFolder(of device: DeviceID, from replica: Int) { owners[device.hex] = replica }
+
+    /// Removes a device's folder from one replica (a removal, or a synchronizer's hiccup).
+    func removeFolder(of device: DeviceID, in replica: Int) {
+        try? FileManager.default.removeItem(atPath: folder(device.hex, in: replica))
     }
 
     private func folder(_ device: String, in replica: Int) -> String { replicas[replica] + "/devices/" + device }
@@ -90,8 +106,7 @@ final class SimulatedSynchronizer {
                          using random: inout SeededRandom) {
         let to = folder(device, in: target) + "/" + name
         guard let bytes = read(folder(device, in: source) + "/" + name) else {
-            unlink(to)
-            return
+            return delete(name, of: device, from: source, to: target)
         }
         let common = commonPrefix(bytes, read(to) ?? Data())
         switch random.next() % 4 {
@@ -110,6 +125,14 @@ final class SimulatedSynchronizer {
         }
     }
 
+    /// Carries a file's removal over; the last one of a removed folder takes the folder (and stale temporaries) along.
+    private func delete(_ name: String, of device: String, from source: Int, to target: Int) {
+        unlink(folder(device, in: target) + "/" + name)
+        if !FileManager.default.fileExists(atPath: folder(device, in: source)) && storeFiles(folder(device, in: target)).isEmpty {
+            try? FileManager.default.removeItem(atPath: folder(device, in: target))
+        }
+    }
+
     /// Writes part of a file where it belongs, completing it (length included) when the part reaches the end.
     private func writeInPlace(_ path: String, _ part: Data, at offset: Int, total: Int) {
         try? Files.makeDirectory((path as NSString).deletingLastPathComponent)
@@ -124,8 +147,7 @@ final class SimulatedSynchronizer {
     private func copyWhole(_ name: String, of device: String, from source: Int, to target: Int) {
         let to = folder(device, in: target) + "/" + name
         guard let bytes = read(folder(device, in: source) + "/" + name) else {
-            unlink(to)
-            return
+            return delete(name, of: device, from: source, to: target)
         }
         try? Files.makeDirectory(folder(device, in: target))
         let temporary = folder(device, in: target) + "/.syncthing." + name + ".tmp"
