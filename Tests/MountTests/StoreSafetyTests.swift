@@ -43,7 +43,7 @@ struct StoreSafetyTests {
 
                 """#)
             #expect(output == """
-                changes.log daemon.log device-id lock seen.log store-id 
+                changes.log daemon.log device-id last-stamp lock seen.log store-id 
                 device.json journal-0000000000000001.log progress.json writer.json 
                 4
                 750
