@@ -11,7 +11,12 @@ extension Machines {
             try cluster.waitForAgreement()
             let laptopID = try laptop.deviceID()
             let stale = "--stale-after \(Self.staleAfter)"
-            #expect(try Self.device(laptopID, on: desktop, stale)?["state"] as? String == "active")
+            // The laptop's folder (its name, its progress) has fully reached the desktop before its Syncthing stops.
+            try waitFor(seconds: 60, "the desktop to see the laptop active, with its progress") {
+                let entry = try Self.device(laptopID, on: desktop, stale)
+                return entry?["state"] as? String == "active" && entry?["name"] as? String == laptop.name
+                    && (entry?["read"] as? [String: Any])?.isEmpty == false
+            }
             try laptop.stopSyncthing()
             try desktop.ok("echo dark > \"$M/theme\"")
             // The laptop's Syncthing is down: it does not get the value, and once nothing of it has arrived for
