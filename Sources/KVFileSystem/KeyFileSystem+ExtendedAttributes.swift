@@ -9,6 +9,18 @@ enum KeyAttribute: String, CaseIterable {
     case modified = "user.kvfs.modified"
     /// The device that wrote the value: its name and id.
     case device = "user.kvfs.device"
+
+    /// Whether `name` is in the one namespace kvfs has attributes in (`user.`).
+    ///
+    /// Names in any other (`security.`, `system.`, `trusted.`) are answered
+    /// EOPNOTSUPP, not ENODATA: kvfs supports no such attribute on any file,
+    /// and tools cache that answer per filesystem. `ls -l` asks each file for
+    /// `security.selinux` and `system.posix_acl_access`, and stops asking
+    /// files of the same device once one says "not supported" (coreutils'
+    /// `getfilecon_cache` and `file_has_acl_cache`); after ENODATA it asked
+    /// again for every file, two requests per entry. The kernel's own probe
+    /// of `security.capability` (an O_TRUNC open) takes either answer as "none".
+    static func isSupported(_ name: String) -> Bool { name.hasPrefix("user.") }
 }
 
 extension KeyFileSystem {
@@ -26,6 +38,7 @@ extension KeyFileSystem {
     }
 
     public func getxattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) -> [UInt8] {
+        guard KeyAttribute.isSupported(name) else { throw .EOPNOTSUPP }
         guard let attribute = KeyAttribute(rawValue: name), let key = key(of: inode),
               let value = store.entry(forKey: key) else { throw .ENODATA }
         switch attribute {
@@ -48,6 +61,7 @@ extension KeyFileSystem {
     }
 
     public func removexattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) {
+        guard KeyAttribute.isSupported(name) else { throw .EOPNOTSUPP }
         throw KeyAttribute(rawValue: name) == nil ? .ENODATA : .EPERM
     }
 }

@@ -159,7 +159,7 @@ struct ValueTests {
         }
     }
 
-    @Test("user.kvfs.type, .modified and .device; no other extended attributes")
+    @Test("user.kvfs.type, .modified and .device; no other extended attributes (other namespaces: EOPNOTSUPP)")
     func extendedAttributes() throws {
         try withSandbox { sandbox in
             try sandbox.mount(options: "--device-name laptop")
@@ -195,6 +195,7 @@ struct ValueTests {
             let errors = try sandbox.run(#"""
                 setfattr -n user.other -v x $M/a; getfattr -n user.other $M/a; setfattr -n user.kvfs.modified -v x $M/a
                 setfattr -x user.kvfs.type $M/a; setfattr -n user.kvfs.type -v nonsense $M/a
+                getfattr -n security.selinux $M/a; getfattr -n system.posix_acl_access $M/a; setfattr -x trusted.x $M/a
                 """#).error
             #expect(errors == """
                 setfattr: \(sandbox.mountPoint)/a: Operation not supported
@@ -202,6 +203,9 @@ struct ValueTests {
                 setfattr: \(sandbox.mountPoint)/a: Operation not permitted
                 setfattr: \(sandbox.mountPoint)/a: Operation not permitted
                 setfattr: \(sandbox.mountPoint)/a: Invalid argument
+                \(sandbox.mountPoint)/a: security.selinux: Operation not supported
+                \(sandbox.mountPoint)/a: system.posix_acl_access: Operation not supported
+                setfattr: \(sandbox.mountPoint)/a: Operation not supported
 
                 """)
         }
