@@ -17,10 +17,10 @@ extension KeyFileSystem {
         }
         guard let name = nodes.name(of: inode) else { throw .ENOENT }
         if let file = scratch[name] {
-            return AttributeReply(fileAttributes(inode, size: file.content.count, modified: file.modified), timeout: Self.cacheTimeout)
+            return AttributeReply(fileAttributes(inode, size: file.content.count, modified: file.modified), timeout: attributeTimeout(of: inode))
         }
         if let value = FileName.decode(name).flatMap(store.entry(forKey:)) {
-            return AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)), timeout: Self.cacheTimeout)
+            return AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)), timeout: attributeTimeout(of: inode))
         }
         if let size = pendingSize(of: inode, for: request.context.pid) {
             return AttributeReply(fileAttributes(inode, size: size, modified: .now()), timeout: 0)

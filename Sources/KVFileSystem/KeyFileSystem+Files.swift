@@ -147,25 +147,32 @@ extension KeyFileSystem {
     }
 
     private func commitBuffer(_ handle: UInt64, onlyWritten: Bool) throws(Errno) {
-        let pending: (key: String, file: OpenFile)? = try locked { () throws(Errno) in
+        let pending: (key: String?, file: OpenFile, bare: Bool)? = try locked { () throws(Errno) in
             guard let file = files[handle] else { return nil }
             if let refusal = file.refusal { throw refusal }
             guard file.dirty, file.written || !onlyWritten else { return nil }
+            let bare = !file.written
             file.dirty = false
             file.written = false
             guard let name = nodes.name(of: file.inode) else { return nil }  // unlinked while open
             if scratch[name] != nil {
                 scratch[name] = (file.content, .now())
-                return nil
+                return (nil, file, bare)
             }
-            return (try Self.key(for: name), file)
+            return (try Self.key(for: name), file, bare)
         }
-        guard let (key, file) = pending else { return }
+        guard let (key, file, bare) = pending else { return }
+        // A commit with no write before it: the kernel still holds the
+        // attributes `create` gave (size, mtime), which it drops only at a write.
+        guard let key else {
+            if bare { invalidator.invalidate(inode: file.inode) }
+            return
+        }
         var failure: KVStoreError?
         do { try store.setFileContent(file.content, forKey: key) } catch { failure = error }
         // The kernel sized the file by what was written; when the store keeps
         // other bytes (a canonical form, a refusal), its size must go.
-        if store.entry(forKey: key)?.content != file.content { invalidator.invalidate(inode: file.inode) }
+        if bare || store.entry(forKey: key)?.content != file.content { invalidator.invalidate(inode: file.inode) }
         if let failure { throw Errno(failure) }
     }
 

@@ -39,12 +39,14 @@ extension KeyFileSystem {
             return entry(AttributeReply(folderAttributes(NodeTable.controlFolder), timeout: Self.cacheTimeout))
         case .scratch:
             guard let file = scratch[name] else { return .negative(timeout: Self.cacheTimeout) }
-            return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: file.content.count, modified: file.modified),
-                                        timeout: Self.cacheTimeout))
+            let inode = nodes.lookUp(name)
+            return entry(AttributeReply(fileAttributes(inode, size: file.content.count, modified: file.modified),
+                                        timeout: attributeTimeout(of: inode)))
         case let .key(key):
             if let value = store.entry(forKey: key) {
-                return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: value.size, modified: Self.timestamp(value.stamp)),
-                                            timeout: Self.cacheTimeout))
+                let inode = nodes.lookUp(name)
+                return entry(AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)),
+                                            timeout: attributeTimeout(of: inode)))
             }
             if let inode = nodes.inode(of: name), let size = pendingSize(of: inode, for: request.context.pid) {
                 return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: size, modified: .now()), timeout: 0))
@@ -65,7 +67,8 @@ extension KeyFileSystem {
         guard parent == .root else { throw .EACCES }
         lock.lock()
         defer { lock.unlock() }
-        let content: [UInt8]
+        // What the file is now to everyone but this writer: its content and mtime.
+        let shown: (content: [UInt8], modified: Timestamp)
         var isNew = false
         switch try classify(name) {
         case .controlFolder:
@@ -73,8 +76,8 @@ extension KeyFileSystem {
         case .scratch:
             if scratch[name] != nil && flags.contains(.exclusive) { throw .EEXIST }
             isNew = scratch[name] == nil
-            content = scratch[name]?.content ?? []
             if isNew { scratch[name] = ([], .now()) }
+            shown = scratch[name]!
         case let .key(key):
             let existing = store.entry(forKey: key)
             if existing != nil && flags.contains(.exclusive) { throw .EEXIST }
@@ -82,13 +85,16 @@ extension KeyFileSystem {
                 do { try store.checkQuota(forKey: key, size: 0) } catch { throw Errno(error) }
                 isNew = true
             }
-            content = existing?.content ?? []
+            shown = existing.map { ($0.content, Self.timestamp($0.stamp)) } ?? ([], .now())
         }
         let inode = nodes.lookUp(name)
-        let file = OpenFile(inode: inode, flags: flags, content: content, isNew: isNew, opener: request.context.pid)
-        let handle = register(file)
-        let attributes = fileAttributes(inode, size: file.content.count, modified: .now())
-        return CreateReply(entry: EntryReply(attributes, attributeTimeout: 0, entryTimeout: Self.cacheTimeout),
+        let handle = register(OpenFile(inode: inode, flags: flags, content: shown.content, isNew: isNew, opener: request.context.pid))
+        // The kernel may keep these attributes: they hold until this handle's
+        // first write (after which the kernel drops them itself) or its
+        // commit (a commit without a write drops them, see `commitBuffer`).
+        // So the writer's own fstat (stdio's, before the first write) costs no GETATTR.
+        let attributes = fileAttributes(inode, size: shown.content.count, modified: shown.modified)
+        return CreateReply(entry: EntryReply(attributes, attributeTimeout: Self.cacheTimeout, entryTimeout: Self.cacheTimeout),
                            file: OpenReply(handle: handle, options: Self.keyFileOptions))
     }
 

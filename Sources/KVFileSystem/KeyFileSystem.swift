@@ -66,6 +66,15 @@ public final class KeyFileSystem: FileSystemOperations, @unchecked Sendable {
         return try body()
     }
 
+    /// How long the kernel may keep the attributes of a key or scratch file:
+    /// ``cacheTimeout``, but not while the file is open for writing. A commit
+    /// changes its size and mtime, and the kernel drops its copy only at the
+    /// writer's own writes: attributes fetched between the last write and the
+    /// close (a `stat` meanwhile) would show the old size for an hour. Called with the lock held.
+    func attributeTimeout(of inode: InodeNumber) -> Double {
+        hasWriter(inode) ? 0 : Self.cacheTimeout
+    }
+
     /// A new file or folder handle. Called with the lock held.
     func newHandle() -> UInt64 {
         defer { nextHandle += 1 }

@@ -3,8 +3,9 @@ import Testing
 
 /// Issue 11: the FUSE requests a shell operation costs are a deterministic
 /// figure; these tests keep the ones removed from coming back, counted from
-/// `kvfs mount -d`'s log.
-@Suite("FUSE requests per operation", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
+/// `kvfs mount -d`'s log. And what fewer requests must not cost: attributes
+/// the kernel keeps are never older than the last commit.
+@Suite("FUSE requests per operation, and the attributes the kernel keeps", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct RoundTripTests {
     @Test("ls -l asks for security.selinux and POSIX ACLs once per listing, not once per key (EOPNOTSUPP, which ls caches)")
     func listingAsksForAttributesOnce() throws {
@@ -14,6 +15,52 @@ struct RoundTripTests {
             // The folder itself is asked (security.selinux, system.posix_acl_access); the keys on the same
             // device are not. With ENODATA, ls asked every key again: 2 × (3 + 2 × 20) = 86.
             #expect((1...6).contains(counts["GETXATTR", default: 0]), "\(counts)")
+        }
+    }
+
+    @Test("echo x > new: LOOKUP, CREATE, WRITE, two FLUSHes and RELEASE, no GETATTR (the create's attributes are kept)")
+    func createCostsNoGetattr() throws {
+        try withSandbox { sandbox in
+            var counts = try requests(of: "echo x > $M/new; echo y > $M/other", after: "", in: sandbox)
+            counts["RELEASE"] = nil  // asynchronous: it may come after the unmount began
+            #expect(counts == ["LOOKUP": 2, "CREATE": 2, "FLUSH": 4, "WRITE": 2], "\(counts)")
+        }
+    }
+
+    @Test("a stat while a writer has the key open leaves no old size behind once it closes")
+    func noStaleAttributesAfterClose() throws {
+        try withMount { sandbox in
+            let output = try sandbox.ok(#"""
+                echo hello > $M/k
+                python3 -c 'import os, sys
+                path = sys.argv[1]
+                fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+                os.write(fd, b"x\n")
+                os.stat(path)
+                os.close(fd)
+                print(os.stat(path).st_size, len(open(path, "rb").read()))' $M/k
+                ls -l $M/k | awk '{print $5}'
+                """#)
+            #expect(output == "2 2\n2\n")
+        }
+    }
+
+    @Test("a key created and closed with no write shows the commit's mtime (user.kvfs.modified), not the create's")
+    func bareCreateShowsCommittedTime() throws {
+        try withMount { sandbox in
+            let output = try sandbox.ok(#"""
+                : > $M/a
+                python3 -c 'import os; os.close(os.open(os.sys.argv[1], os.O_WRONLY | os.O_CREAT))' $M/b
+                for k in a b; do
+                    python3 -c 'import os, sys, datetime
+                path = sys.argv[1]
+                shown = os.stat(path).st_mtime_ns
+                stamp = os.getxattr(path, "user.kvfs.modified").decode().split("+")[0]
+                written = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+                print("same" if shown == round(written.timestamp() * 1000) * 1_000_000 else f"{shown} vs {stamp}")' $M/$k
+                done
+                """#)
+            #expect(output == "same\nsame\n")
         }
     }
 
