@@ -29,7 +29,7 @@ final class ProcessFiles: @unchecked Sendable {
     /// Whether each mount id seen in a descriptor is a mount of this
     /// filesystem. Mount ids are unique across namespaces, so a process's
     /// mount table is read once per id, not once per close.
-    private var mounts: [String: Bool] = [:]
+    private var mounts: [Int: Bool] = [:]
     private let lock = NSLock()
 
     /// Finds the device of the kvfs mount at `mountPoint` in this process's
@@ -48,37 +48,39 @@ final class ProcessFiles: @unchecked Sendable {
     }
 
     /// Whether process `pid` has `inode` of this mount open for writing at some descriptor.
+    ///
+    /// Standard output and error are looked at first: a shell's `> k` moves
+    /// the file there before its bare close, so that close, the commonest one
+    /// that must wait, is answered after reading one descriptor, not all.
     func holdsOpenForWriting(_ inode: UInt64, pid: pid_t) -> Bool {
-        guard pid > 0, let folder = opendir("/proc/\(pid)/fdinfo") else { return false }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
+        guard pid > 0 else { return false }
+        let folder = "/proc/\(pid)/fdinfo"
+        let first = ["1", "2"]
+        if first.contains(where: { holdsOpenForWriting(inode, pid: pid, descriptor: folder + "/" + $0) }) { return true }
+        guard let listing = opendir(folder) else { return false }
+        defer { closedir(listing) }
+        while let entry = readdir(listing) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.first?.isNumber == true, let info = Self.read("/proc/\(pid)/fdinfo/\(name)") else { continue }
-            var flags: Int32?, fileInode: UInt64?, mountID: Substring?
-            for line in info.split(separator: "\n") {
-                let parts = line.split(separator: "\t", maxSplits: 1)
-                guard parts.count == 2 else { continue }
-                switch parts[0] {
-                case "flags:": flags = Int32(parts[1], radix: 8)
-                case "ino:": fileInode = UInt64(parts[1])
-                case "mnt_id:": mountID = parts[1]
-                default: break
-                }
-            }
-            guard fileInode == inode, let flags, flags & O_ACCMODE != O_RDONLY, let mountID else { continue }
-            // An inode number alone may be another filesystem's (a terminal's, say): check the mount.
-            if isThisFileSystem(mountID, seenBy: pid) { return true }
+            guard name.first?.isNumber == true, !first.contains(name) else { continue }
+            if holdsOpenForWriting(inode, pid: pid, descriptor: folder + "/" + name) { return true }
         }
         return false
     }
 
+    /// Whether the descriptor whose fdinfo is at `path` (of process `pid`) is `inode` of this mount, open for writing.
+    private func holdsOpenForWriting(_ inode: UInt64, pid: pid_t, descriptor path: String) -> Bool {
+        guard let info = DescriptorInfo(path), info.inode == inode, info.flags & O_ACCMODE != O_RDONLY else { return false }
+        // An inode number alone may be another filesystem's (a terminal's, say): check the mount.
+        return isThisFileSystem(info.mountID, seenBy: pid)
+    }
+
     /// Whether mount `id` (of `pid`'s mount table) is a mount of this filesystem.
-    private func isThisFileSystem(_ id: Substring, seenBy pid: pid_t) -> Bool {
-        if let known = lock.withLock({ mounts[String(id)] }) { return known }
+    private func isThisFileSystem(_ id: Int, seenBy pid: pid_t) -> Bool {
+        if let known = lock.withLock({ mounts[id] }) { return known }
         let table = Self.mountTable(of: String(pid))
-        guard let line = table.first(where: { $0.id == id }) else { return false }
+        guard let line = table.first(where: { Int($0.id) == id }) else { return false }
         let ours = line.device == device
-        lock.withLock { mounts[line.id] = ours }
+        lock.withLock { mounts[id] = ours }
         return ours
     }
 
@@ -116,5 +118,54 @@ final class ProcessFiles: @unchecked Sendable {
             bytes += chunk[0..<count]
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The first lines of a descriptor's `/proc/PID/fdinfo/FD` (`pos`, `flags`,
+/// `mnt_id`, `ino`: every descriptor has them, in that order), read into a
+/// small buffer and parsed as bytes: a bare close reads several of these.
+private struct DescriptorInfo {
+    var flags: Int32 = 0
+    var mountID = -1
+    var inode: UInt64 = 0
+
+    init?(_ path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let parsed: DescriptorInfo? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
+            var count: Int
+            repeat { count = read(fd, buffer.baseAddress, buffer.count) } while count < 0 && errno == EINTR
+            return count > 0 ? DescriptorInfo(parsing: UnsafeBufferPointer(rebasing: buffer[..<count])) : nil
+        }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// Reads `name:\tvalue` lines; the last line may be cut off by the buffer, and is then ignored.
+    private init?(parsing text: UnsafeBufferPointer<UInt8>) {
+        var seen = 0
+        var lineStart = text.startIndex
+        while let end = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+            let line = text[lineStart..<end]
+            lineStart = end + 1
+            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")) else { continue }
+            let name = line[..<tab], value = line[(tab + 1)...]
+            if name.elementsEqual("flags:".utf8) {
+                flags = Int32(truncatingIfNeeded: Self.number(value, radix: 8))
+            } else if name.elementsEqual("mnt_id:".utf8) {
+                mountID = Int(Self.number(value, radix: 10))
+            } else if name.elementsEqual("ino:".utf8) {
+                inode = Self.number(value, radix: 10)
+            } else {
+                continue
+            }
+            seen += 1
+        }
+        guard seen == 3 else { return nil }
+    }
+
+    private static func number(_ digits: Slice<UnsafeBufferPointer<UInt8>>, radix: UInt64) -> UInt64 {
+        digits.reduce(0) { $0 &* radix &+ UInt64($1 &- UInt8(ascii: "0")) }
     }
 }

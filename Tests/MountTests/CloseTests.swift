@@ -32,7 +32,7 @@ struct CloseTests {
         }
     }
 
-    @Test("echo big > k refused for quota (EDQUOT from write) leaves the old value; so does a refused type")
+    @Test("echo big > k refused for quota (EDQUOT from write) leaves the old value, through standard output or another descriptor; so does a refused type")
     func refusedRedirectionKeepsOldValue() throws {
         try withMount { sandbox in
             let output = try sandbox.ok(#"""
@@ -43,9 +43,11 @@ struct CloseTests {
                 echo seven > $M/n 2>/dev/null; bytes $M/n
                 ( exec > $M/k; echo "$(head -c 1048577 /dev/zero | tr '\0' y)" ) 2>/dev/null; echo "subshell: $?"
                 bytes $M/k
+                ( exec 7> $M/k; python3 -c 'import os; os.write(7, b"z" * 1048577)' ) 2>/dev/null; echo "descriptor 7: $?"
+                bytes $M/k
                 kvfs get k $S
                 """#)
-            #expect(output == "big: 1\nb'old\\n'\nb'7\\n'\nsubshell: 1\nb'old\\n'\nold\n")
+            #expect(output == "big: 1\nb'old\\n'\nb'7\\n'\nsubshell: 1\nb'old\\n'\ndescriptor 7: 0\nb'old\\n'\nold\n")
         }
     }
 
