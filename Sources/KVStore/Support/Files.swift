@@ -23,13 +23,14 @@ enum Files {
     }
 
     /// Writes all of `bytes` at the descriptor's position, retrying short writes.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(KVStoreError) {
+    /// `path` names the file in the error, and is only made then (a journal append is a hot path).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: @autoclosure () -> String) throws(KVStoreError) {
         var done = 0
         while done < bytes.count {
             let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw error(path, "cannot write")
+                throw error(path(), "cannot write")
             }
             done += count
         }
