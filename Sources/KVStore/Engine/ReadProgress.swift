@@ -48,12 +48,14 @@ struct ReadProgress: Equatable, Sendable {
 
     /// The file's content.
     func json() -> String {
-        var object: [String: Any] = ["read": Dictionary(uniqueKeysWithValues: read.map { ($0.key.hex, String($0.value.rawValue)) })]
-        if let own { object["own"] = String(own.rawValue) }
-        if closed { object["closed"] = true }
-        if let at { object["at"] = String(at.rawValue) }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        let document = Document(read: Dictionary(uniqueKeysWithValues: read.map { ($0.key.hex, String($0.value.rawValue)) }),
+                                own: own.map { String($0.rawValue) }, closed: closed ? true : nil, at: at.map { String($0.rawValue) })
+        return String(decoding: SortedJSON.text(document), as: UTF8.self) + "\n"
+    }
+
+    /// The file's fields; those that are nil are left out.
+    private struct Document: Encodable {
+        let read: [String: String], own: String?, closed: Bool?, at: String?
     }
 
     private static func stamp(_ text: String) -> HLCTimestamp? { UInt64(text).map(HLCTimestamp.init(rawValue:)) }

@@ -46,6 +46,11 @@ final class WriterClaim {
         var description: String { "pid \(pid) on \(host), state directory \(statePath)" }
     }
 
+    /// The file's fields, as ``holder(in:)`` reads them.
+    private struct Document: Encodable {
+        let host: String, nonce: String, pid: Int, stateDirectory: String, stateInode: UInt64
+    }
+
     /// This process's claim.
     let mine: Holder
     /// The inode of the claim file as this process last saw it its own.
@@ -77,10 +82,8 @@ final class WriterClaim {
 
     /// Writes this process's claim into `folder`.
     func claim(in folder: Folder) throws(KVStoreError) {
-        let object: [String: Any] = ["nonce": mine.nonce, "stateInode": NSNumber(value: mine.stateInode), "stateDirectory": mine.statePath,
-                                     "host": mine.host, "pid": mine.pid]
-        let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        try folder.writeAtomically(Self.fileName, Array(json) + [0x0A])
+        let document = Document(host: mine.host, nonce: mine.nonce, pid: mine.pid, stateDirectory: mine.statePath, stateInode: mine.stateInode)
+        try folder.writeAtomically(Self.fileName, SortedJSON.text(document) + [0x0A])
         claimedInode = folder.entry(Self.fileName).map { UInt64($0.st_ino) }
     }
 
