@@ -86,6 +86,7 @@ public enum KVMount {
         // fusermount3, in case a copy of the mount kept the connection) must
         // not cut the last commits short.
         for stopping in [SIGTERM, SIGINT, SIGHUP] { _ = Glibc.signal(stopping, SIG_IGN) }
+        store.announceClosing()
         companion?.stop()
         watcher.stop()
         store.removeChangeObserver(observer)

@@ -89,8 +89,17 @@ extension DeviceStore {
         lock.withLock { self.owner = owner }
     }
 
+    /// Tells processes that want the state directory (`kvfs get` right after
+    /// an unmount, the next mount) that this store is closing, so that they
+    /// wait for it rather than fail as "in use". ``close()`` says so itself;
+    /// a daemon says it as soon as it is unmounted, before its last commits.
+    public func announceClosing() {
+        state.recordClosing(owner: lock.withLock { owner })
+    }
+
     /// Makes everything durable, remembers what this device has seen, and releases the state directory.
     public func close() {
+        announceClosing()
         waitForCompaction()
         durabilityTimer?.cancel()
         // And the timer's fsync in progress, unless this is it (the store's last reference went in a tick).

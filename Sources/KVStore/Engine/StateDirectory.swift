@@ -32,41 +32,65 @@ final class StateDirectory {
 
     /// Takes the folder for this process, or says who has it.
     ///
-    /// A lock this process let go of a moment ago can still be held by a
-    /// child it is spawning (the child's copy of the descriptor lives until
-    /// its exec), so when the lock file names this process, taking the lock
-    /// is tried again for half a second.
+    /// A holder that is going away is waited for (see ``patience(with:)``).
     func lock(owner: String) throws(KVStoreError) {
         let fd = try writableFolder().openFile("lock", O_RDWR | O_CREAT) ?? -1
-        let deadline = Date().addingTimeInterval(0.5)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = holder()
-            if holder.map(Self.namesThisProcess) == true && Date() < deadline {
-                usleep(5000)
-                continue
-            }
-            close(fd)
-            throw .stateDirectoryBusy(path: path, holder: holder ?? "another process")
-        }
+        do { try take(fd, LOCK_EX) } catch { close(fd); throw error }
         lockDescriptor = fd
         recordOwner(owner)
     }
 
     /// For a reader, which takes no lock: throws as ``lock(owner:)`` would
-    /// when a process holds the folder (so the command line goes through its mount).
+    /// when a process holds the folder (so the command line goes through its
+    /// mount), after waiting as long as `lock` would for a holder going away.
     func checkNotHeld() throws(KVStoreError) {
         guard let fd = try folder?.openFile("lock", O_RDONLY) else { return }
         defer { close(fd) }
-        if flock(fd, LOCK_SH | LOCK_NB) != 0 {
-            throw .stateDirectoryBusy(path: path, holder: holder() ?? "another process")
+        try take(fd, LOCK_SH)
+    }
+
+    /// Takes `operation` (LOCK_EX, LOCK_SH) on the lock file, waiting while
+    /// its holder's ``patience(with:)`` lasts; throws who holds it after that.
+    private func take(_ fd: Int32, _ operation: Int32) throws(KVStoreError) {
+        let start = Date()
+        while flock(fd, operation | LOCK_NB) != 0 {
+            let holder = holder()
+            guard Date().timeIntervalSince(start) < Self.patience(with: holder) else {
+                throw .stateDirectoryBusy(path: path, holder: holder ?? "another process")
+            }
+            usleep(5000)
         }
     }
+
+    /// How many seconds a held lock is waited for, by what its lock file says of the holder.
+    ///
+    /// - A holder that has said it is closing (``recordClosing()``: an
+    ///   unmounted daemon committing its last writes, a library store being
+    ///   closed) lets go once its last fsync is done: up to 30 s on a loaded
+    ///   machine and a slow disk, so `umount m && kvfs get k` just works.
+    /// - This process: a lock it let go of a moment ago can still be held by
+    ///   a child it is spawning (the child's copy of the descriptor lives
+    ///   until its exec), up to 5 s on a loaded machine.
+    /// - Anyone else holds the folder for good: not waited for.
+    static func patience(with holder: String?) -> TimeInterval {
+        guard let holder else { return 0 }
+        if holder.hasSuffix(closingMark) { return 30 }
+        return namesThisProcess(holder) ? 5 : 0
+    }
+
+    /// What ends the lock file's text once its holder is closing.
+    private static let closingMark = " (closing)"
 
     /// Replaces what the lock file says about its holder (its pid, and a mount point once mounted).
     func recordOwner(_ owner: String) {
         guard lockDescriptor >= 0 else { return }
         ftruncate(lockDescriptor, 0)
         _ = try? Files.writeAll(lockDescriptor, Array("pid \(getpid()) \(owner)\n".utf8), path: lockPath)
+    }
+
+    /// Tells processes waiting for the folder that this one is letting go of it.
+    func recordClosing(owner: String) {
+        recordOwner(owner + Self.closingMark)
     }
 
     func unlock() {

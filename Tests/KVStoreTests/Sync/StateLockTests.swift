@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// The state directory's lock, as process spawning leaves it.
+/// The state directory's lock, as process spawning and closing leave it.
 @Suite("State directory lock")
 struct StateLockTests {
     @Test func aLockThisProcessJustReleasedIsWaitedFor() throws {
@@ -19,5 +19,53 @@ struct StateLockTests {
         }
         let again = try fixture.open("a")
         again.close()
+    }
+
+    @Test func aClosingStoreIsWaitedForByWritersAndReaders() throws {
+        let fixture = SyncFixture()
+        defer { fixture.cleanup() }
+        let store = try fixture.open("a")
+        store.announceClosing()
+        #expect(try String(contentsOfFile: fixture.root.path + "/state-a/lock", encoding: .utf8).hasSuffix(" (closing)\n"))
+        store.close()
+        // Another process holds the lock for 1.5 s and says it is closing, as an unmounted daemon does.
+        for readOnly in [false, true] {
+            let started = Date()
+            try holdLock(of: fixture, saying: "pid 1 mount /elsewhere (closing)", for: 1.5) {
+                let again = try DeviceStore(syncDirectory: URL(fileURLWithPath: fixture.root.path + "/sync"),
+                                            stateDirectory: URL(fileURLWithPath: fixture.root.path + "/state-a"), readOnly: readOnly)
+                again.close()
+            }
+            #expect(Date().timeIntervalSince(started) >= 1.4, "readOnly: \(readOnly)")
+        }
+    }
+
+    @Test func aHolderThatIsNotClosingIsNamedAtOnce() throws {
+        let fixture = SyncFixture()
+        defer { fixture.cleanup() }
+        try fixture.open("a").close()
+        try holdLock(of: fixture, saying: "pid 1 mount /elsewhere", for: 5) {
+            let started = Date()
+            #expect(throws: KVStoreError.stateDirectoryBusy(path: fixture.root.path + "/state-a", holder: "pid 1 mount /elsewhere")) {
+                try fixture.open("a")
+            }
+            #expect(Date().timeIntervalSince(started) < 1)
+        }
+    }
+
+    /// Runs `body` while a child process (`flock`) holds state-a's lock for
+    /// `seconds`, its lock file saying `holder`; waits for the child after.
+    private func holdLock(of fixture: SyncFixture, saying holder: String, for seconds: Double, _ body: () throws -> Void) throws {
+        let path = fixture.root.path + "/state-a/lock"
+        try Data((holder + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        child.arguments = ["--exclusive", path, "sleep", String(seconds)]
+        try child.run()
+        defer { child.waitUntilExit() }
+        let probe = open(path, O_RDONLY)
+        defer { close(probe) }
+        while flock(probe, LOCK_SH | LOCK_NB) == 0 { flock(probe, LOCK_UN); usleep(2000) }
+        try body()
     }
 }
