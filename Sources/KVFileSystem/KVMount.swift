@@ -203,6 +203,9 @@ public enum KVMount {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
+        // From "/": Process fails to start a child in a folder this user cannot enter,
+        // and `kvfs unmount` may be typed anywhere.
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
         guard (try? process.run()) != nil else { return -1 }
         process.waitUntilExit()
         return process.terminationStatus

@@ -50,6 +50,9 @@ struct MountCommand: ParsableCommand {
             return try Daemon.start(arguments: Array(CommandLine.arguments.dropFirst()), mountPoint: configuration.mountPoint, log: log)
         }
         Daemon.nameProcess()
+        // Every path is absolute by now; a daemon that stayed in the folder it
+        // was started from would keep that folder's disk from being unmounted.
+        chdir("/")
         if Daemon.isChild {
             try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             DaemonLog.writeToFile(log)

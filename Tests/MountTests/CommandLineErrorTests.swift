@@ -68,13 +68,7 @@ struct CommandLineErrorTests {
     func fuseDevicePermission() throws {
         try withSandbox { sandbox in
             // nobody, in a mount namespace where /dev/fuse is a 0600 node of root's: as where /dev/fuse is not the user's.
-            let result = try sandbox.run(#"""
-                d=$(mktemp -d /tmp/kvfs-nobody-XXXXXX); trap 'rm -rf "$d"' EXIT
-                cp "$(command -v kvfs)" $d/kvfs; mkdir $d/m; chown -R nobody $d
-                unshare -m sh -c "mknod $d/fuse c 10 229 && chmod 600 $d/fuse && mount --bind $d/fuse /dev/fuse &&
-                    exec setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=$d XDG_DATA_HOME=$d/data XDG_STATE_HOME=$d/state $d/kvfs mount $d/m" 2>&1 |
-                    sed "s|$d|D|g"
-                """#)
+            let result = try sandbox.run(asNobody(fuseMode: "600", "as_nobody $d/kvfs mount $d/m"))
             #expect(result.output == "Error: cannot mount D/m: no permission to open /dev/fuse (Permission denied): it must be readable and writable for you, as its usual mode 0666 makes it\n",
                     "\(result)")
         }

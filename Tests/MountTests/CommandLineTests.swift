@@ -109,6 +109,21 @@ struct CommandLineTests {
         }
     }
 
+    @Test("the daemon leaves the folder it was started from, and unmount works from a folder the user cannot enter",
+          .enabled(if: geteuid() == 0, "needs root to run the mount as another user (nobody)"))
+    func workingFolders() throws {
+        try withSandbox { sandbox in
+            // Started from a folder of a disk the user may want to unmount next.
+            let cwd = try sandbox.ok("mkdir $T/usb && cd $T/usb && kvfs mount $M $S && readlink /proc/$(cut -d' ' -f2 $STATE/lock)/cwd && kvfs unmount $M")
+            #expect(cwd == "/\n")
+            // nobody types `kvfs unmount` in /root (0700, root's).
+            let result = try sandbox.run(asNobody(fuseMode: "666", """
+                as_nobody $d/kvfs mount $d/m --sync-dir $d/sync --state-dir $d/state && cd /root && as_nobody $d/kvfs unmount $d/m && echo unmounted
+                """))
+            #expect(result.output == "unmounted\n", "\(result)")
+        }
+    }
+
     @Test("with no --sync-dir the default store under $XDG_DATA_HOME serves, with a mount and without")
     func defaultStore() throws {
         try withSandbox { sandbox in

@@ -64,7 +64,7 @@ final class StateDirectory {
 
     /// How many seconds a held lock is waited for, by what its lock file says of the holder.
     ///
-    /// - A holder that has said it is closing (``recordClosing()``: an
+    /// - A holder that has said it is closing (``recordClosing(owner:)``: an
     ///   unmounted daemon committing its last writes, a library store being
     ///   closed) lets go once its last fsync is done: up to 30 s on a loaded
     ///   machine and a slow disk, so `umount m && kvfs get k` just works.
