@@ -48,6 +48,8 @@ struct CrashTests {
                           echo $i >> acked
                       done ) 2>/dev/null &
                     loop=$!
+                    # The random delay counts from the first acknowledged write: a loaded machine may take longer to start the loop.
+                    for _ in $(seq 1000); do [ -s acked ] && break; sleep 0.01; done
                     sleep \#(delay)
                     kill -9 $pid
                     wait $loop
