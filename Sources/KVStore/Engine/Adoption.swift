@@ -65,6 +65,15 @@ extension SyncDirectory {
         return Dictionary(entries.compactMap { hex, adoption in DeviceID(hex: hex).map { ($0, adoption) } }) { first, _ in first }
     }
 
+    /// The device that retired `device` (`kvfs retire`), and the name it was
+    /// retired under; nil when no folder says anyone did.
+    func retirement(of device: DeviceID) -> (by: DeviceID, name: String?)? {
+        for other in devices() where other != device {
+            if let adoption = adoptions(of: other)[device], adoption.retired { return (other, adoption.name) }
+        }
+        return nil
+    }
+
     /// Publishes what this device's folder adopted.
     func publish(_ adoptions: [DeviceID: Adoption], of device: DeviceID) throws(KVStoreError) {
         let encoder = JSONEncoder()

@@ -34,6 +34,9 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case diskFull(path: String)
     /// A device cannot be retired (`kvfs retire`), and why.
     case retireRefused(device: String, reason: String)
+    /// This state directory belongs to a device that another one retired
+    /// (`kvfs retire`): it cannot write to the store again, as that device.
+    case deviceRetired(device: String, by: String, stateDirectory: String)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -54,7 +57,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .stateDirectoryBusy: EBUSY
         case .io, .clockOutOfRange: EIO
         case .diskFull: ENOSPC
-        case .retireRefused: EPERM
+        case .retireRefused, .deviceRetired: EPERM
         }
     }
 
@@ -93,6 +96,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): no space left on the disk under the store; free some space there, then write again"
         case let .retireRefused(device, reason):
             "cannot retire \(device): \(reason)"
+        case let .deviceRetired(device, by, stateDirectory):
+            "this device (\(device)) was retired by \(by) (kvfs retire), so its state directory \(stateDirectory) cannot join the store again; use a new state directory (--state-dir DIR), which joins as a new device"
         }
     }
 }

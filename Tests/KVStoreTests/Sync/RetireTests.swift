@@ -62,6 +62,21 @@ struct RetireTests {
         #expect(try freshValues() == expected)
     }
 
+    @Test func aRetiredDevicesStateDirectoryCannotWriteAgain() throws {
+        let (m1, m2, m3) = try threeDevices()
+        defer { m1.close(); m2.close(); fixture.cleanup() }
+        _ = try m1.retire(m3)
+        #expect(throws: KVStoreError.deviceRetired(device: "m3, \(m3.hex)", by: "m1", stateDirectory: fixture.root.path + "/state-m3")) {
+            try fixture.open("m3")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/sync/devices/" + m3.hex), "nothing written")
+        let reader = try DeviceStore(syncDirectory: URL(fileURLWithPath: fixture.root.path + "/sync"),
+                                     stateDirectory: URL(fileURLWithPath: fixture.root.path + "/state-m3"), readOnly: true)
+        #expect(reader.values == expected, "reading stays possible")
+        reader.close()
+        #expect(try freshValues() == expected, "a new state directory joins as a new device")
+    }
+
     @Test func retiringIsRefusedForThisDeviceAnUnknownOneALiveOneAndAHalfArrivedOne() throws {
         let a = try fixture.open("a"), b = try fixture.open("b")
         defer { a.close(); b.close(); fixture.cleanup() }
