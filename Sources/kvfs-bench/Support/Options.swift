@@ -18,6 +18,9 @@ struct Options {
         }
     }
 
+    /// The names of every option given, flags and options with values.
+    var names: Set<String> { flags.union(values.keys) }
+
     /// Whether `--name` was given.
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
