@@ -21,7 +21,7 @@ struct MountCommand: ParsableCommand {
 
     @Argument(help: "An empty folder to mount at.") var mountPoint: String
     @OptionGroup var store: StoreOptions
-    @Option(name: .customLong("device-name"), help: "How other devices name this one (default: the host name; at most \(Validation.maximumDeviceName) characters).")
+    @Option(name: .customLong("device-name"), help: "How other devices name this one (default: the host name; at most \(DeviceName.maximumLength) characters).")
     var deviceName: String?
     @Flag(name: [.customShort("f"), .long], help: "Stay attached: serve until unmounted, SIGTERM or SIGINT, logging to standard error.")
     var foreground = false
@@ -113,18 +113,9 @@ struct MountCommand: ParsableCommand {
 
 /// What `kvfs mount` checks of its option values before it mounts.
 enum Validation {
-    static let maximumDeviceName = 64
-
-    /// A device name shows in other devices' status, one a line.
+    /// A device name, by the store's rule (``DeviceName``), refused as a usage error.
     static func deviceName(_ name: String) throws -> String {
-        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw CommandError.usage("the device name is empty") }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw CommandError.usage("the device name contains a control character (a newline, a tab, ...)")
-        }
-        guard name.count <= maximumDeviceName else {
-            throw CommandError.usage("the device name is \(name.count) characters long; at most \(maximumDeviceName) are allowed")
-        }
-        return name
+        do { return try DeviceName.validate(name) } catch { throw CommandError.usage(error.description) }
     }
 
     static func pollInterval(_ seconds: Double, as option: String) throws -> Double {

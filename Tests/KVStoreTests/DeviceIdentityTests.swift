@@ -37,6 +37,25 @@ struct DeviceIdentityTests {
         #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"name":"desk"}"#)
     }
 
+    @Test("a device name must be short and free of control characters; one from another device's folder that is not is never shown")
+    func hostileNames() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        for bad in ["", " ", "two\nlines", "\u{1B}[2Jwiped", String(repeating: "x", count: 65)] {
+            #expect(throws: KVStoreError.self, "\(bad.debugDescription)") { try open(root, "state-bad", name: bad) }
+        }
+        #expect(try DeviceName.validate(String(repeating: "é", count: 64)).count == 64)
+        let other = try open(root, "state-other", name: "other")
+        let otherID = other.deviceID
+        other.close()
+        // Another device's folder as a hostile synchronizer left it: a terminal escape as its name.
+        try Data(#"{"name":"\u001b]0;pwned\u0007\u001b[2J"}"#.utf8).write(to: root.sub("sync/devices/\(otherID.hex)/device.json"))
+        let store = try open(root, "state", name: "laptop")
+        defer { store.close() }
+        let names = store.status().devices.map(\.name)
+        #expect(names.sorted() == [otherID.hex, "laptop"].sorted(), "\(names)")
+    }
+
     @Test("a copy of a state directory becomes a device of its own, said in one warning; both devices see each other's writes")
     func aCopiedStateDirectoryIsReidentified() throws {
         let root = TemporaryFolder()

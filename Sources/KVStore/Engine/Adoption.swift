@@ -58,11 +58,16 @@ extension HLCTimestamp: Codable {
 }
 
 extension SyncDirectory {
-    /// What a device's folder says it adopted; empty when it says nothing (or nothing readable).
+    /// What a device's folder says it adopted; empty when it says nothing
+    /// (or nothing readable). A name that may not be shown is dropped (``DeviceName``).
     func adoptions(of device: DeviceID) -> [DeviceID: Adoption] {
         guard let text = readSmallFile(Adoption.fileName, in: try? folder(of: device).open()),
               let entries = try? JSONDecoder().decode([String: Adoption].self, from: Data(text.utf8)) else { return [:] }
-        return Dictionary(entries.compactMap { hex, adoption in DeviceID(hex: hex).map { ($0, adoption) } }) { first, _ in first }
+        return Dictionary(entries.compactMap { hex, adoption in
+            var adoption = adoption
+            adoption.name = DeviceName.shown(adoption.name)
+            return DeviceID(hex: hex).map { ($0, adoption) }
+        }) { first, _ in first }
     }
 
     /// The device that retired `device` (`kvfs retire`), and the name it was

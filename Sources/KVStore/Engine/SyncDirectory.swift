@@ -82,11 +82,12 @@ struct SyncDirectory: Sendable {
         try root.writeAtomically("store-id", Array((id + "\n").utf8))
     }
 
-    /// A device's human name, from `devices/<id>/device.json`.
+    /// A device's human name, from `devices/<id>/device.json`; nil when it
+    /// has none, or one that may not be shown (``DeviceName``).
     func name(of device: DeviceID) -> String? {
         guard let text = readSmallFile("device.json", in: try? folder(of: device).open()),
               let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
-        return object["name"] as? String
+        return DeviceName.shown(object["name"] as? String)
     }
 
     /// Writes this device's name into its folder.

@@ -91,7 +91,7 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
             do throws(KVStoreError) {
                 return try LibraryDevice(syncDirectory: DeviceStore.defaultSyncDirectory,
                                          stateDirectory: stateFolder.appendingPathComponent(name),
-                                         deviceName: "\(ProcessInfo.processInfo.hostName) (\(name))")
+                                         deviceName: String("\(ProcessInfo.processInfo.hostName) (\(name))".prefix(DeviceName.maximumLength)))
             } catch {
                 failure = error
                 guard case .stateDirectoryBusy = error else { break }

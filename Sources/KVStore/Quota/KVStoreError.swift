@@ -37,6 +37,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// This state directory belongs to a device that another one retired
     /// (`kvfs retire`): it cannot write to the store again, as that device.
     case deviceRetired(device: String, by: String, stateDirectory: String)
+    /// A device name breaks ``DeviceName``'s rule; `reason` says how.
+    case invalidDeviceName(reason: String)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -52,7 +54,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emptyKey, .noSuchKey: ENOENT
         case .keyTooLong: ENAMETOOLONG
         case .tooManyKeys, .valueTooLarge, .storeFull: EDQUOT
-        case .invalidValue: EINVAL
+        case .invalidValue, .invalidDeviceName: EINVAL
         case .keyExists: EEXIST
         case .stateDirectoryBusy: EBUSY
         case .io, .clockOutOfRange: EIO
@@ -96,6 +98,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): no space left on the disk under the store; free some space there, then write again"
         case let .retireRefused(device, reason):
             "cannot retire \(device): \(reason)"
+        case let .invalidDeviceName(reason):
+            reason
         case let .deviceRetired(device, by, stateDirectory):
             "this device (\(device)) was retired by \(by) (kvfs retire), so its state directory \(stateDirectory) cannot join the store again; use a new state directory (--state-dir DIR), which joins as a new device"
         }
