@@ -57,7 +57,7 @@ enum StoreRequest: Codable, Sendable {
             try store.removeValue(forKey: key)
             return Data()
         case .list:
-            return Data(store.entries.keys.sorted().map { $0 + "\n" }.joined().utf8)
+            return Data(store.entries.keys.sorted().map { Self.listed($0) + "\n" }.joined().utf8)
         case .status:
             return Data(store.status().json().utf8)
         case let .retire(device, force):
@@ -90,4 +90,27 @@ enum StoreRequest: Codable, Sendable {
 struct StoreReply: Codable, Sendable {
     var output = Data()
     var failure: CommandError?
+}
+
+extension StoreRequest {
+    /// A key as `kvfs ls` prints it, one a line: as it is, unless it holds a
+    /// control character (a newline would split it, an escape sequence would
+    /// reach the terminal); then in bash's `$'…'` quoting, which names it
+    /// unambiguously and can be typed back (`kvfs get $'a\nb'`).
+    static func listed(_ key: String) -> String {
+        guard key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return key }
+        var quoted = "$'"
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\\": quoted += "\\\\"
+            case "'": quoted += "\\'"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            case _ where scalar.properties.generalCategory == .control:
+                quoted += scalar.value < 0x80 ? String(format: "\\x%02x", scalar.value) : String(format: "\\u%04x", scalar.value)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "'"
+    }
 }
