@@ -44,6 +44,17 @@ struct HostileFilesTests {
         fixture.cleanup()
     }
 
+    @Test func aStoreIDWithControlCharactersIsShownSpelledOut() throws {
+        let fixture = try check { fixture, _ in
+            try Data("planted\u{1B}[2J\u{7}\n".utf8).write(to: URL(fileURLWithPath: fixture.root.path + "/sync/store-id"))
+        }
+        defer { fixture.cleanup() }
+        let store = try fixture.open("c")
+        defer { store.close() }
+        #expect(store.storeID == "planted\\u{1b}[2J\\u{7}")
+        #expect(store.status().json().contains("planted\\\\u{1b}"))
+    }
+
     @Test func foldersThatAreNoDevicesAreIgnored() throws {
         let fixture = try check { fixture, a in
             let devices = fixture.root.path + "/sync/devices/"
