@@ -63,7 +63,13 @@ final class LogSink: Sendable {
         }
     }
 
-    func write(_ level: Logger.Level, _ label: String, _ text: String) {
+    /// Writes one line: a newline or escape sequence in `text` (a path, a
+    /// key, a name from another device) is spelled out, so it can neither
+    /// forge a line nor reach the terminal of whoever reads the log.
+    func write(_ level: Logger.Level, _ label: String, _ message: String) {
+        var trimmed = Substring(message)
+        while trimmed.last?.isNewline == true { trimmed.removeLast() }
+        let text = String(trimmed).controlCharactersSpelledOut
         let line: String
         if journal {
             line = "<\(Self.syslogPriority(level))>\(label): \(text)\n"

@@ -130,6 +130,20 @@ struct DaemonTests {
         }
     }
 
+    @Test("a newline or escape sequence in what a log line names (here the mount point) is spelled out: no forged line, nothing for a terminal")
+    func logLinesCannotBeForged() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok(#"""
+                m="$T/$(printf 'm\n2026-01-01T00:00:00.000Z error kvfs.daemon: forged \033[2J')"
+                mkdir "$m" && kvfs mount "$m" $S && kvfs unmount "$m"
+                wc -l < $STATE/daemon.log
+                grep -c "$(printf '\033')" $STATE/daemon.log
+                grep -o 'm\\u{a}2026[^ ]* error kvfs.daemon: forged \\u{1b}\[2J' $STATE/daemon.log | head -1
+                """#)
+            #expect(output == "2\n0\nm\\u{a}2026-01-01T00:00:00.000Z error kvfs.daemon: forged \\u{1b}[2J\n", "\(output)")
+        }
+    }
+
     @Test("kvfs mount -d stays attached and logs every FUSE request")
     func debug() throws {
         try withSandbox { sandbox in

@@ -53,11 +53,8 @@ struct SyncDirectory: Sendable {
         guard let text = readSmallFile("store-id", in: try? root()) else { return nil }
         let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !id.isEmpty else { return nil }
-        // Shown in status and logs: a control character (a planted escape
-        // sequence) is spelled out, never passed on; every device spells it alike.
-        return String(id.unicodeScalars.map { scalar in
-            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }.joined())
+        // Shown in status and logs; every device spells a planted control character alike.
+        return id.controlCharactersSpelledOut
     }
 
     /// The store id, creating the store when the folder holds none; "" when
