@@ -29,7 +29,8 @@ struct MountCommand: ParsableCommand {
     var debug = false
     @Option(name: .customLong("scratch"), help: "Another glob for editors' scratch files, kept in memory and never synced.")
     var scratchPatterns: [String] = []
-    @Option(name: .customLong("poll-interval"), help: "Seconds between looks at the sync directory besides inotify (more than 0, at most 3600).")
+    // `.unconditional`: `--poll-interval -5` is a bad value, refused as such, not a missing one.
+    @Option(name: .customLong("poll-interval"), parsing: .unconditional, help: "Seconds between looks at the sync directory besides inotify (more than 0, at most 3600).")
     var pollInterval: Double = 1
     @Flag(help: "Only poll the sync directory (for NFS and other folders changed from elsewhere).") var polling = false
     @Option(name: .customLong("syncthing"), help: ArgumentHelp("Ask the Syncthing at this URL (e.g. http://127.0.0.1:8384) to scan this device's folder after each commit.", valueName: "url"))

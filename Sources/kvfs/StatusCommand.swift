@@ -8,15 +8,14 @@ import KVStore
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show keys and bytes used, every device's health, and sync warnings.")
     @Flag(help: "Print the JSON document .kvfs/status holds.") var json = false
-    @Option(help: "Call a device quiet once nothing of it arrived for this many seconds (devices publish a heartbeat every 30 s; default 300).")
+    // `.unconditional`: `--stale-after -5` is a bad value, refused as such, not a missing one.
+    @Option(parsing: .unconditional, help: "Call a device quiet once nothing of it arrived for this many seconds (devices publish a heartbeat every 30 s; default 300).")
     var staleAfter: Double?
     @OptionGroup var store: StoreOptions
 
-    func validate() throws {
-        if let staleAfter, !(staleAfter > 0) { throw CommandError.usage("--stale-after must be a positive number of seconds") }
-    }
-
     func run() throws {
+        // Checked here, not in validate(): the parser wraps what validate() throws and exits 1 with it, not 64.
+        if let staleAfter, !(staleAfter > 0) { throw CommandError.usage("--stale-after must be a positive number of seconds") }
         var status = try StoreStatus(json: StoreAccess.perform(.status, store))
         if let staleAfter { status = status.judged(staleAfter: staleAfter) }
         print(json ? status.json() : Self.summary(status), terminator: "")

@@ -30,6 +30,9 @@ struct CommandLineErrorTests {
                 (#"kvfs mount $M $S --device-name "$(head -c 5000 /dev/zero | tr '\0' x)""#, "the device name is 5000 characters long; at most 64 are allowed"),
                 ("kvfs mount $M $S -o poll_interval=abc", "poll_interval=abc is not a number of seconds"),
                 ("kvfs mount $M $S --poll-interval=-5", "--poll-interval must be more than 0 and at most 3600 seconds, not -5.0"),
+                // A negative number after a space is the option's value too, not an unknown option.
+                ("kvfs mount $M $S --poll-interval -5", "--poll-interval must be more than 0 and at most 3600 seconds, not -5.0"),
+                ("kvfs status $S --stale-after -5", "--stale-after must be a positive number of seconds"),
                 ("kvfs mount $M $S -o poll_interval=0", "poll_interval must be more than 0 and at most 3600 seconds, not 0.0"),
                 ("kvfs set k v --type colour $S", "unknown type 'colour'; use one of: string, integer, real, bool, date, data, array, dictionary"),
             ] {
