@@ -227,4 +227,29 @@ struct ToolTests {
                 """#)
         }
     }
+
+    @Test("scratch files (the default patterns, --scratch and -o scratch=) stay on their mount, uncounted, until renamed onto a key")
+    func scratchPatterns() throws {
+        try withSandbox { sandbox in
+            try sandbox.mount("m", state: "state", options: "--scratch '*.tmp'")
+            try sandbox.mount("n", state: "state2", options: "-o 'scratch=*.bak'")
+            let output = try sandbox.ok(#"""
+                for name in .v.swp v~ 4913 .#v '#v#' v.tmp; do echo scratch > "$M/$name"; done
+                echo other > $T/n/v.bak; echo key > $M/v.bak
+                sleep 0.3
+                echo "m: $(ls -a $M | LC_ALL=C sort | tr '\n' ' ')"
+                echo "n: $(ls -a $T/n | LC_ALL=C sort | tr '\n' ' ')"
+                echo "keys: $(kvfs ls $S | tr '\n' ' ') $(jq -c .keys $M/.kvfs/status)"
+                mv $M/v.tmp $M/v; sleep 0.3
+                bytes $T/n/v
+                """#)
+            #expect(output == #"""
+                m: #v# . .#v .. .kvfs .v.swp 4913 v.bak v.tmp v~ 
+                n: . .. .kvfs v.bak 
+                keys: v.bak  {"limit":1024,"used":1}
+                b'scratch\n'
+
+                """#)
+        }
+    }
 }
