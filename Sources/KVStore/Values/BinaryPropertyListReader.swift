@@ -165,7 +165,7 @@ enum BinaryPropertyListReader {
                     guard case let .string(key) = try object(reference(references, position), depth: depth + 1, budget: &budget) else {
                         throw fail("a dictionary key that is not a string")
                     }
-                    entries[key] = try object(reference(references, count + position), depth: depth + 1, budget: &budget)
+                    try entries.setDecoded(try object(reference(references, count + position), depth: depth + 1, budget: &budget), forKey: key)
                 }
                 return .dictionary(entries)
             case 0x0 where marker == 0x00: throw PropertyListDecodingError(reason: "the property list holds a null, which kvfs does not store")

@@ -85,7 +85,7 @@ private struct Parser {
                 try skipMarkup()
                 let valueTag = try openTag()
                 guard valueTag.name != "key" else { throw fail("a <key> with no value") }
-                entries[key] = try value(valueTag, depth: depth + 1)
+                try entries.setDecoded(try value(valueTag, depth: depth + 1), forKey: key)
             }
             return .dictionary(entries)
         case "string":

@@ -167,4 +167,18 @@ struct PropertyListCodecTests {
         let fits = HostileDocumentTests.document([[0x14] + [UInt8](repeating: 0, count: 15) + [9]], top: 0)
         #expect(try PropertyListValue(propertyListData: Data(fits)) == .integer(9))
     }
+
+    @Test("dictionary keys that are two strings to Apple and one to Swift (é, and e with a combining accent) are refused, not merged")
+    func canonicallyEquivalentKeysAreRefused() throws {
+        let xml = Array(#"<plist version="1.0"><dict><key>\#u{E9}</key><integer>1</integer><key>e\#u{301}</key><integer>2</integer></dict></plist>"#.utf8)
+        // The same in binary: a dictionary of two keys (UTF-16 strings) and two integers.
+        let binary = HostileDocumentTests.document([[0xD2, 1, 2, 3, 4], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01], [0x10, 1], [0x10, 2]], top: 0)
+        for document in [xml, binary] {
+            #expect(throws: PropertyListDecodingError.self) { try PropertyListValue(propertyListData: Data(document)) }
+            #expect(throws: KVStoreError.self) { try FileForm.decode(document, key: "k", existingType: .string) }
+        }
+        // The very same key twice is a plain duplicate: the last value wins, as in CoreFoundation.
+        let twice = Array(#"<plist version="1.0"><dict><key>a</key><integer>1</integer><key>a</key><integer>2</integer></dict></plist>"#.utf8)
+        #expect(try PropertyListValue(propertyListData: Data(twice)) == .dictionary(["a": .integer(2)]))
+    }
 }
