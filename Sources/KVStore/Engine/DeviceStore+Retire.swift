@@ -157,7 +157,13 @@ extension DeviceStore {
     /// filtered: it may come back, still writing. Returns the keys whose
     /// visible entry changed. Called with the lock held.
     func applyAdoptions() -> Set<String> {
-        for device in sync.devices() where device != deviceID { adoptions[device] = sync.adoptions(of: device) }
+        // Only folders that adopted something are kept: `isRetired` and the status look through every
+        // entry for each device, which with an entry per folder cost n² (minutes, with the store's lock
+        // held, for a sync directory holding 20,000 empty device folders).
+        for device in sync.devices() where device != deviceID {
+            let adopted = sync.adoptions(of: device)
+            adoptions[device] = adopted.isEmpty ? nil : adopted
+        }
         if adoptions[deviceID] == nil { adoptions[deviceID] = sync.adoptions(of: deviceID) }  // then kept here
         var upTo: [DeviceID: HLCTimestamp] = [:]
         for (folder, entries) in adoptions {

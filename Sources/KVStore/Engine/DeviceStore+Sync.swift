@@ -64,7 +64,8 @@ extension DeviceStore {
             changed.formUnion(merge(reader.readNew(), from: device))
         }
         changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
-        let vanished = readers.keys.filter { $0 != deviceID && !present.contains($0) && sync.hasRemovedFolder(of: $0) }
+        let presentSet = Set(present)  // a lookup per reader: an array's contains made each refresh n²
+        let vanished = readers.keys.filter { $0 != deviceID && !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }
         guard !vanished.isEmpty else { return changed }
         for device in vanished { changed.formUnion(adoptVanished(device)) }
         return changed.union(applyAdoptions())

@@ -154,4 +154,24 @@ struct HostileFilesTests {
         #expect(fixture.warnings.contain("cannot open"))
         fixture.cleanup()
     }
+
+    @Test("6000 empty folders named like devices cost linear time: a refresh and the status take seconds, not minutes")
+    func thousandsOfEmptyDeviceFoldersCostLinearTime() throws {
+        let count = 6000
+        let fixture = try check { fixture, a in
+            let devices = fixture.root.path + "/sync/devices/"
+            for n in 1...count { mkdir(devices + String(format: "%032x", n), 0o700) }
+        }
+        defer { fixture.cleanup() }
+        let b = try fixture.open("b")
+        defer { b.close() }
+        // Both ran in n² before (each refresh and each status looked through an entry per folder
+        // for each folder): minutes at 20,000 folders, with the store's lock held.
+        let start = Date()
+        b.refresh()
+        let status = b.status()
+        let seconds = Date().timeIntervalSince(start)
+        #expect(status.devices.count == count + 2)
+        #expect(seconds < 5, "refresh and status of \(count) folders took \(seconds) s")
+    }
 }
