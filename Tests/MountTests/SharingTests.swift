@@ -112,6 +112,15 @@ struct SharingTests {
             let seen = try Self.poll(sandbox, "cat $T/m2/k; size $T/m2/k; ls $T/m2 | tr '\\n' ' '; echo",
                                      until: "a much longer value\n20\nk other \n", seconds: 5)
             #expect(seen == "a much longer value\n20\nk other \n", "the second mount shows a stale state")
+            // SPEC: mtime is when the value was written, the same on every device; so are the
+            // xattrs that say when (with the clock) and by whom.
+            let written = try sandbox.ok(#"""
+                for m in $M $T/m2; do
+                    stat -c %.9Y $m/k; getfattr --only-values -n user.kvfs.modified $m/k; echo
+                    getfattr --only-values -n user.kvfs.device $m/k; echo
+                done
+                """#).split(separator: "\n")
+            #expect(written.count == 6 && written[0..<3] == written[3..<6], "\(written)")
             // …and the same the other way round, including a delete.
             try sandbox.ok("rm $T/m2/k; echo back > $T/m2/other")
             let deleted = try Self.poll(sandbox, "ls $M | tr '\\n' ' '; cat $M/other; cat $M/k 2>&1 | sed 's/.*: //'",
