@@ -14,6 +14,12 @@ extension DeviceStore {
         lock.withLock { makeStatus(now: Date(), staleAfter: staleAfter) }
     }
 
+    /// How many new warnings (or cleared ones) one health check logs before
+    /// summing up the rest in one line: thousands of folders planted in the
+    /// sync directory made a line each and pushed everything else out of the
+    /// rotated daemon.log. `kvfs status` lists them all.
+    static let warningsLoggedAtOnce = 20
+
     /// Logs the warnings that appeared since the last check (at most every
     /// five seconds), and notes the ones that cleared. Called with the lock held.
     func logHealth(force: Bool = false) {
@@ -22,11 +28,18 @@ extension DeviceStore {
         let warnings = makeStatus(now: lastHealthCheck, staleAfter: healthThreshold).warnings
             .filter { [.notReadingUs, .staleCopy, .quiet, .vanished].contains($0.kind) }  // the readers say the others
         let standing = Set(warnings.map(\.message))
-        for warning in warnings where !loggedWarnings.contains(warning.message) {
-            warningHandler("\(warning.message); \(warning.fix)")
-        }
-        for message in loggedWarnings.subtracting(standing) { warningHandler("resolved: \(message)") }
+        logAtMost(warnings.filter { !loggedWarnings.contains($0.message) }.map { "\($0.message); \($0.fix)" },
+                  rest: "warnings like these; kvfs status lists them all")
+        logAtMost(loggedWarnings.subtracting(standing).sorted().map { "resolved: \($0)" }, rest: "warnings resolved")
         loggedWarnings = standing
+    }
+
+    /// Logs the first ``warningsLoggedAtOnce`` lines, then one line counting the rest.
+    private func logAtMost(_ lines: [String], rest: String) {
+        lines.prefix(Self.warningsLoggedAtOnce).forEach(warningHandler)
+        if lines.count > Self.warningsLoggedAtOnce {
+            warningHandler("… and \(lines.count - Self.warningsLoggedAtOnce) more \(rest)")
+        }
     }
 
     /// The status. Called with the lock held.

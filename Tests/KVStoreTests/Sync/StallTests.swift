@@ -96,4 +96,19 @@ struct StallTests {
         a.lock.withLock { a.healthThreshold = 1; a.logHealth(force: true) }
         #expect(fixture.warnings.contain("has not read this device's writes"), "the daemon log says it too")
     }
+
+    @Test("a hundred silent device folders are said in a bounded number of log lines, not one line each")
+    func manyWarningsAtOnceAreSummed() throws {
+        let fixture = SyncFixture()
+        defer { fixture.cleanup() }
+        let a = try fixture.open("a")
+        defer { a.close() }
+        for n in 1...100 { mkdir(fixture.root.path + "/sync/devices/" + String(format: "%032x", n), 0o700) }
+        a.refresh()
+        #expect(a.status(staleAfter: 1).warnings.count { $0.kind == .quiet } == 100, "the status lists every one")
+        a.lock.withLock { a.healthThreshold = 1; a.logHealth(force: true) }
+        let lines = fixture.warnings.all.filter { $0.contains("has not been heard from") || $0.contains("more warnings like these") }
+        #expect(lines.count == DeviceStore.warningsLoggedAtOnce + 1, "\(lines.count) lines")
+        #expect(lines.last?.contains("and 80 more warnings like these") == true, "\(lines.last ?? "")")
+    }
 }
