@@ -13,6 +13,9 @@ enum ControlSocket {
     /// Larger than any request: a value is at most 1 MiB (base64 in JSON).
     static let maximumMessage = 8 << 20
 
+    /// How long a daemon may take to answer, in seconds: far more than any request needs.
+    static let answerTimeout = 30
+
     /// Sends `request` to the daemon holding `stateDirectory` and returns
     /// its reply, or nil when no daemon listens there.
     static func send(_ request: StoreRequest, stateDirectory: String) throws -> StoreReply? {
@@ -22,8 +25,12 @@ enum ControlSocket {
         let connected = withAddress(of: stateDirectory) { address, length in connect(fd, address, length) == 0 }
         guard connected == true else { return nil }  // no socket, or a dead daemon's
         let path = stateDirectory + "/" + name
+        // A stopped or hung daemon still accepts connections (the kernel queues them): never wait for it forever.
+        var timeout = timeval(tv_sec: Int(answerTimeout), tv_usec: 0)
+        for option in [SO_RCVTIMEO, SO_SNDTIMEO] { setsockopt(fd, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size)) }
         guard writeMessage(try JSONEncoder().encode(request), to: fd), let answer = readMessage(from: fd) else {
-            throw CommandError("the kvfs daemon at \(path) did not answer", exitStatus: ExitStatus.ioError)
+            throw CommandError("the kvfs daemon at \(path) did not answer within \(answerTimeout) s; is it stopped or hung? see daemon.log beside it",
+                               exitStatus: ExitStatus.ioError)
         }
         do {
             return try JSONDecoder().decode(StoreReply.self, from: answer)

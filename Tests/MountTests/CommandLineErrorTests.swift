@@ -66,6 +66,19 @@ struct CommandLineErrorTests {
         }
     }
 
+    @Test("a daemon that is stopped (SIGSTOP) does not hang kvfs get: one line after the answer timeout, status 74")
+    func stoppedDaemon() throws {
+        try withMount { sandbox in
+            let result = try sandbox.run("""
+                pid=$(jq .pid $M/.kvfs/status); echo v > $M/k
+                kill -STOP $pid; kvfs get k $S; status=$?; kill -CONT $pid; exit $status
+                """, timeout: 90)
+            #expect(result.status == 74 && result.error.hasPrefix("Error: the kvfs daemon at \(sandbox.stateDirectory)/control.sock did not answer within 30 s")
+                    && result.error.split(separator: "\n").count == 1, "\(result)")
+            #expect(try sandbox.ok("kvfs get k $S") == "v\n", "the daemon serves again once continued")
+        }
+    }
+
     @Test("no permission on /dev/fuse: one line that says so (not that it may be missing)",
           .enabled(if: geteuid() == 0, "needs root to make /dev/fuse unreadable in a private mount namespace"))
     func fuseDevicePermission() throws {
