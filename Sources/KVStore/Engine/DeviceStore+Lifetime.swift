@@ -101,6 +101,7 @@ extension DeviceStore {
     public func close() {
         announceClosing()
         waitForCompaction()
+        retryUnfinishedCompaction()
         durabilityTimer?.cancel()
         // And the timer's fsync in progress, unless this is it (the store's last reference went in a tick).
         if DispatchQueue.getSpecific(key: Self.onDurabilityQueue) == nil { durability.sync {} }
@@ -136,6 +137,7 @@ extension DeviceStore {
     private static let onDurabilityQueue = DispatchSpecificKey<Void>()
 
     private func tick() {
+        retryUnfinishedCompaction()
         let (point, progress, stamp): (JournalWriter.SyncPoint?, ReadProgress?, HLCTimestamp?) = lock.withLock {
             guard !closed else { return (nil, nil, nil) }
             // An error reaches the next flush() or close() that asks.

@@ -156,11 +156,11 @@ extension DeviceStore {
     /// already); returns the snapshot's stamp, or nil when it could not be
     /// written (or a compaction is under way). Called with the lock held.
     func compact(adopting adopted: [JournalRecord], heldBack waiting: [JournalRecord]) -> HLCTimestamp? {
-        guard !compactionInFlight, let compaction = startCompaction(adopting: adopted, heldBack: waiting) else { return nil }
+        guard let compaction = beginCompaction(adopting: adopted, heldBack: waiting) else { return nil }
         let stamp = ownLatest
-        let written = finish(compaction)
-        compactionInFlight = false
-        return written ? stamp : nil
+        let failure = finish(compaction)
+        settle(compaction, failure: failure)
+        return failure == nil ? stamp : nil
     }
 
     /// Starts compacting this device's journal into a snapshot of the records
@@ -169,7 +169,11 @@ extension DeviceStore {
     /// ``compact(adopting:heldBack:)`` says); returns the part to do without
     /// the lock (``finish(_:)``, by the same thread), or nil if it could not
     /// start. Called with the lock held.
-    func startCompaction(adopting adopted: [JournalRecord] = [], heldBack waiting: [JournalRecord] = []) -> JournalWriter.Compaction? {
+    ///
+    /// - Parameter unfinished: a compaction whose snapshot could not be
+    ///   written, which this one replaces in place (``JournalWriter/resnapshot(_:stamp:replacing:)``).
+    func startCompaction(adopting adopted: [JournalRecord] = [], heldBack waiting: [JournalRecord] = [],
+                         replacing unfinished: JournalWriter.Compaction? = nil) -> JournalWriter.Compaction? {
         let current = merged.records(inFolder: deviceID)
         let tombstones = current.compactMap { record -> (key: String, readFrom: HLCTimestamp)? in
             guard case let .remove(key) = record.operation else { return nil }
@@ -188,7 +192,10 @@ extension DeviceStore {
         } + adopted
         do {
             let stamp = Stamp(time: try clock.now(), device: deviceID)
-            let compaction = try writer.beginCompaction(kept + heldBack.records(of: deviceID) + waiting, stamp: stamp)
+            let records = kept + heldBack.records(of: deviceID) + waiting
+            let compaction = try unfinished.map { unfinished throws(KVStoreError) in
+                try writer.resnapshot(records, stamp: stamp, replacing: unfinished)
+            } ?? writer.beginCompaction(records, stamp: stamp)
             ownLatest = stamp.time
             _ = noteVisibleChanges(merged.replace(recordsIn: deviceID, with: kept))
             compactionInFlight = true
@@ -201,18 +208,57 @@ extension DeviceStore {
     }
 
     /// Writes a compaction's snapshot and removes the files it replaces, on
-    /// the thread that started it; the caller then clears `compactionInFlight`.
-    /// Returns whether the snapshot was written.
-    @discardableResult
-    func finish(_ compaction: JournalWriter.Compaction) -> Bool {
+    /// the thread that started it (``compactionLock`` held, and let go here);
+    /// the caller then ``settle(_:failure:)``s it. Returns why it failed, or nil.
+    func finish(_ compaction: JournalWriter.Compaction) -> KVStoreError? {
         defer { compactionLock.unlock() }
         do throws(KVStoreError) {
             try compaction.finish()
-            return true
+            return nil
         } catch {
-            warningHandler("compaction failed, the journal keeps growing: \(error)")
-            return false
+            return error
         }
+    }
+
+    /// After ``finish(_:)``: done, or kept as ``unfinishedCompaction`` to be
+    /// tried again (said once until one succeeds). Called with the lock held.
+    func settle(_ compaction: JournalWriter.Compaction, failure: KVStoreError?) {
+        guard let failure else {
+            unfinishedCompaction = nil
+            compactionInFlight = false
+            compactionFailureSaid = false
+            return
+        }
+        if !compactionFailureSaid {
+            warningHandler("compacting the journal could not write its snapshot (\(failure)); this device's writes since reach other devices once it can, and kvfs tries again every second")
+            compactionFailureSaid = true
+        }
+        unfinishedCompaction = compaction
+    }
+
+    /// Tries an ``unfinishedCompaction`` again, without the lock.
+    func retryUnfinishedCompaction() {
+        let compaction: JournalWriter.Compaction? = lock.withLock {
+            unfinishedCompaction == nil ? nil : beginCompaction(adopting: [], heldBack: [])
+        }
+        guard let compaction else { return }
+        let failure = finish(compaction)
+        lock.withLock { settle(compaction, failure: failure) }
+    }
+
+    /// Starts a compaction unless one is being written: in place of an
+    /// ``unfinishedCompaction``, with a snapshot of what the store holds now
+    /// (removals since make it smaller), else a new one. Called with the lock held.
+    private func beginCompaction(adopting adopted: [JournalRecord], heldBack waiting: [JournalRecord]) -> JournalWriter.Compaction? {
+        let unfinished = unfinishedCompaction
+        guard !compactionInFlight || unfinished != nil else { return nil }
+        compactionInFlight = false
+        guard let compaction = startCompaction(adopting: adopted, heldBack: waiting, replacing: unfinished) else {
+            compactionInFlight = unfinished != nil
+            return nil
+        }
+        unfinishedCompaction = nil
+        return compaction
     }
 
     /// Someone removed this device's folder (or a synchronizer carried its

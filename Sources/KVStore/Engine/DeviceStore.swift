@@ -93,8 +93,15 @@ public final class DeviceStore: @unchecked Sendable {
     var durabilityTimer: DispatchSourceTimer?
     /// Where the once-a-second fsync and progress file are written, without the lock.
     let durability = DispatchQueue(label: "kvfs.store.durability", qos: .utility)
-    /// Whether a compaction's snapshot is being written, without the lock.
+    /// Whether a compaction's snapshot is being written, without the lock,
+    /// or could not be (``unfinishedCompaction``): no other compaction starts meanwhile.
     var compactionInFlight = false
+    /// A compaction whose snapshot could not be written (a full disk), tried
+    /// again each second and at close. This device appends to its new segment
+    /// meanwhile, which other devices follow only once the snapshot is there.
+    var unfinishedCompaction: JournalWriter.Compaction?
+    /// Whether the log has said that a compaction's snapshot could not be written.
+    var compactionFailureSaid = false
     /// Held while a compaction's snapshot is written, so that flush() and
     /// close() can wait for it. Taken with the lock held, never the other way round.
     let compactionLock = NSLock()
@@ -167,7 +174,7 @@ public final class DeviceStore: @unchecked Sendable {
         self.deviceName = try Self.settleName(deviceName, of: deviceID, in: sync)
         changeLog = ChangeLog(path: state.changeLogPath, isWritable: !readOnly)
         // The own folder is read before the writer opens it: the reader finds where its whole records end.
-        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: warn)
+        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
         let own = ownReader.readNew()
         writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
             : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim)
@@ -177,6 +184,8 @@ public final class DeviceStore: @unchecked Sendable {
             ownLatest = own.latest
             observePublishedProgress()
             _ = readOtherDevices()
+            // Its snapshot is written now, so that other devices follow this folder again.
+            if ownReader.foundUnfinishedCompaction && !readOnly { _ = compact(adopting: [], heldBack: []) }
         }
         guard !readOnly else { return }
         announceInitialSync()
@@ -295,8 +304,8 @@ public final class DeviceStore: @unchecked Sendable {
         var compaction: JournalWriter.Compaction?
         defer {  // after the lock is released
             if let compaction {  // the writer that started it writes the snapshot, without the lock
-                finish(compaction)
-                lock.withLock { compactionInFlight = false }
+                let failure = finish(compaction)
+                lock.withLock { settle(compaction, failure: failure) }
             }
             for listener in listeners { listener() }
             if !displaced.isEmpty { record(StoreChange(reason: .quotaViolationChange, keys: Array(displaced))) }
@@ -312,9 +321,7 @@ public final class DeviceStore: @unchecked Sendable {
             if case let .put(key, value) = operation {
                 try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
             }
-            let record = JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
-                                       rank: rankKept(by: operation))
-            try writer.append(record)
+            let record = try append(operation)
             ownLatest = record.stamp.time
             onAppend?(record)
             let setAsideBefore = merged.setAside
@@ -327,6 +334,30 @@ public final class DeviceStore: @unchecked Sendable {
         } catch {
             if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
             throw error
+        }
+    }
+
+    /// Stamps `operation` and appends it to this device's journal. On a full
+    /// disk it compacts the journal first (the room that removals and
+    /// overwrites left behind is then free: a small disk stayed full however
+    /// many keys were removed) and tries once more, stamped anew after the
+    /// snapshot. While a compaction is unfinished for want of room, it is
+    /// tried before each append: the room must go to the snapshot first, or
+    /// the old segments it would remove keep the disk full. Called with the lock held.
+    private func append(_ operation: JournalRecord.Operation) throws(KVStoreError) -> JournalRecord {
+        if unfinishedCompaction != nil { _ = compact(adopting: [], heldBack: []) }
+        func stamped() throws(KVStoreError) -> JournalRecord {
+            JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation, rank: rankKept(by: operation))
+        }
+        let record = try stamped()
+        do {
+            try writer.append(record)
+            return record
+        } catch {
+            guard case .diskFull = error, compact(adopting: [], heldBack: []) != nil else { throw error }
+            let again = try stamped()
+            try writer.append(again)
+            return again
         }
     }
 

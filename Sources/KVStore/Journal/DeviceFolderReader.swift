@@ -60,11 +60,25 @@ final class DeviceFolderReader {
     private(set) var problems: [SyncWarning] = []
     private var warned: Set<String> = []
     private let warn: (String) -> Void
+    /// Whether it reads on into later segments that no snapshot introduces
+    /// (``init(device:folder:ownFolder:warn:)``).
+    private let readsOnIntoLaterSegments: Bool
+    /// Whether it read on into such a segment: a compaction of this device's
+    /// own was left unfinished (its snapshot could not be written).
+    private(set) var foundUnfinishedCompaction = false
 
-    init(device: DeviceID, folder: DeviceFolder, warn: @escaping (String) -> Void) {
+    /// - Parameter ownFolder: whether this is the folder of the device
+    ///   reading it, read once as its store opens. A later segment with no
+    ///   snapshot of its own is then what a compaction whose snapshot could
+    ///   not be written (a full disk) left, and the device's own writes since
+    ///   are in it: it is read too. In another device's folder such a
+    ///   segment is not followed while the earlier one is there (it may be a
+    ///   stray copy); that device finishes its compaction first.
+    init(device: DeviceID, folder: DeviceFolder, ownFolder: Bool = false, warn: @escaping (String) -> Void) {
         self.device = device
         self.folder = folder
         self.warn = warn
+        readsOnIntoLaterSegments = ownFolder
     }
 
     /// The records that appeared since the last call.
@@ -93,6 +107,11 @@ final class DeviceFolderReader {
             } else {
                 break
             }
+        }
+        while readsOnIntoLaterSegments, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
+            position = Position(generation: next, offset: 0, tailOffset: 0, inOrder: position.inOrder)
+            foundUnfinishedCompaction = true
+            guard readSegment(into: &batch) else { break }
         }
         if let stray = listing.segments.first(where: { $0 > segmentGeneration }), listing.segments.contains(segmentGeneration) {
             reportAndWarn(.outOfOrder, file: folder.segmentPath(stray), message: """

@@ -160,9 +160,7 @@ final class JournalWriter {
         let handle = try Self.open(folder)
         try claim?.confirm(in: handle)
         let next = generation + 1
-        var bytes: [UInt8] = []
-        for record in current { bytes += RecordFrame.encode(record) }
-        bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(current.count))))
+        let bytes = Self.snapshot(current, stamp: stamp)
         let fd = try handle.openForAppending(DeviceFolder.segmentName(next))
         let compaction = Compaction(folder: folder, handle: handle, generation: next, snapshot: bytes,
                                     retired: descriptor, retiredPath: folder.segmentPath(generation))
@@ -175,16 +173,36 @@ final class JournalWriter {
         return compaction
     }
 
+    /// A compaction in place of `unfinished`, whose snapshot could not be
+    /// written: a snapshot of `current` (what the folder holds now) for the
+    /// segment being appended to, which stays. Records that segment holds
+    /// already are then in both, which readers take as one.
+    func resnapshot(_ current: [JournalRecord], stamp: Stamp, replacing unfinished: Compaction) throws(KVStoreError) -> Compaction {
+        let handle = try writableHandle()
+        let (retired, retiredPath) = unfinished.handOverRetired()
+        return Compaction(folder: folder, handle: handle, generation: generation, snapshot: Self.snapshot(current, stamp: stamp),
+                          retired: retired, retiredPath: retiredPath)
+    }
+
+    /// A snapshot's bytes: `current`, then its closing record.
+    private static func snapshot(_ current: [JournalRecord], stamp: Stamp) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for record in current { bytes += RecordFrame.encode(record) }
+        return bytes + RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(current.count))))
+    }
+
     /// The part of a compaction done without the store's lock: the retired
     /// segment's last appends made durable, the snapshot written atomically,
-    /// then the older files removed. Run one at a time.
+    /// then the older files removed. Run one at a time; one that failed
+    /// (a full disk) can be run again.
     final class Compaction: @unchecked Sendable {
-        // @unchecked: immutable; the folder's descriptor and the retired one are used by `finish` alone.
+        // @unchecked: immutable but for `retired`; the folder's descriptor and the retired one are used by `finish` alone.
         private let folder: DeviceFolder
         private let handle: Folder
         private let generation: UInt64
         private let snapshot: [UInt8]
-        private let retired: Int32
+        /// The retired segment's descriptor, until its appends are durable.
+        private var retired: Int32
         private let retiredPath: String
 
         fileprivate init(folder: DeviceFolder, handle: Folder, generation: UInt64, snapshot: [UInt8],
@@ -197,9 +215,20 @@ final class JournalWriter {
             self.retiredPath = retiredPath
         }
 
+        deinit { if retired >= 0 { close(retired) } }
+
+        /// The retired segment, not yet made durable, for the compaction that replaces this one.
+        fileprivate func handOverRetired() -> (Int32, String) {
+            defer { retired = -1 }
+            return (retired, retiredPath)
+        }
+
         func finish() throws(KVStoreError) {
-            defer { close(retired) }
-            if fsync(retired) != 0 { throw Files.error(retiredPath, "cannot fsync journal") }
+            if retired >= 0 {
+                if fsync(retired) != 0 { throw Files.error(retiredPath, "cannot fsync journal") }
+                close(retired)
+                retired = -1
+            }
             try handle.writeAtomically(DeviceFolder.snapshotName(generation), snapshot)
             handle.sync()
             let listing = folder.listing()
