@@ -277,18 +277,36 @@ public final class FUSESession: @unchecked Sendable {
     }
 }
 
-/// Sends the mount one request (`statvfs(3)` → `STATFS`, which the kernel never caches) from
-/// a detached thread, so that a loop blocked in `read(/dev/fuse)` wakes up,
-/// answers it and sees its exit flag. The thread ends when the request is
-/// answered or the connection closes.
+/// Sends the mount one request (`stat -f` → `STATFS`, which the kernel never caches),
+/// so that a loop blocked in `read(/dev/fuse)` wakes up, answers it and sees its exit flag.
+///
+/// The request comes from a child process, never from this one: once a
+/// worker has read a request, its sender waits for the answer uninterruptibly.
+/// Were the daemon killed then (SIGKILL while stopping), a thread of its own
+/// waiting there would keep the process, and so its `/dev/fuse`, alive
+/// forever: an unkillable process in state D holding its files and locks
+/// (seen with a daemon killed while frozen). A child's wait ends when the
+/// daemon dies, as the connection closes with it. A detached thread reaps it.
 private func wakeLoop(at path: String) {
     guard let argument = strdup(path) else { return }
     var thread = pthread_t()
     let created = pthread_create(&thread, nil, { argument in
         let path = argument!.assumingMemoryBound(to: CChar.self)
-        var buffer = Glibc.statvfs()
-        _ = statvfs(path, &buffer)
-        free(path)
+        defer { free(path) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("stat"), strdup("-f"), strdup("--"), strdup(path), nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, "/usr/bin/stat", &actions, nil, &argv, environ) == 0 else {
+            var buffer = Glibc.statvfs()  // no stat(1): from here, as the last resort
+            _ = statvfs(path, &buffer)
+            return nil
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return nil
     }, argument)
     if created == 0 { pthread_detach(thread) } else { free(argument) }
