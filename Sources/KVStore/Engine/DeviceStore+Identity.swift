@@ -4,10 +4,18 @@ import Foundation
 extension DeviceStore {
     /// This device's id, from the state directory; a new one when the state
     /// directory proves to be a copy of the one that writes that id's folder
-    /// (``WriterClaim``): two processes must never write as one device.
+    /// (``WriterClaim``): two processes must never write as one device; and a
+    /// new one when another device retired this one (`kvfs retire`): every
+    /// reader ignores a retired device's records and nobody keeps removals
+    /// for it, so the machine, mounted again, joins as a new device.
     static func ownDeviceID(state: StateDirectory, sync: SyncDirectory, claim: WriterClaim,
                             warn: (String) -> Void) throws(KVStoreError) -> DeviceID {
         let id = try state.deviceID()
+        if sync.isWritable, let retirement = sync.retirement(of: id) {
+            let newID = try state.newDeviceID()
+            warn("this device (\(retirement.name.map { "\($0), " } ?? "")\(id.hex)) was retired by \(sync.name(of: retirement.by) ?? retirement.by.hex) (kvfs retire); \(state.path) joins the store again as a new device, \(newID.hex)")
+            return newID
+        }
         guard sync.isWritable, let folder = (try? sync.folder(of: id).open()) ?? nil,
               let holder = WriterClaim.holder(in: folder), claim.isFromAnotherStateDirectory(holder) else { return id }
         let newID = try state.newDeviceID()

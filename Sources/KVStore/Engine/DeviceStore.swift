@@ -148,8 +148,7 @@ public final class DeviceStore: @unchecked Sendable {
     ///     process holds the state directory.
     ///   - clock: the clock that stamps writes (tests give a skewed one).
     ///   - warn: where warnings about foreign or corrupt files go (standard error by default).
-    /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when another process has the state directory;
-    ///   ``KVStoreError/deviceRetired(device:by:stateDirectory:)`` when, to write, the state directory is a retired device's.
+    /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when another process has the state directory.
     public init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil,
                 owner: String = "", readOnly: Bool = false, clock: HybridLogicalClock = HybridLogicalClock(),
                 warn: @escaping @Sendable (String) -> Void = DeviceStore.printWarning) throws(KVStoreError) {
@@ -163,13 +162,7 @@ public final class DeviceStore: @unchecked Sendable {
         self.owner = owner
         sync = SyncDirectory(path: self.syncDirectory.path, isWritable: !readOnly)
         let claim = WriterClaim(statePath: state.path, stateInode: state.inode)
-        let id = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
-        // Its records up to the retirement are ignored by every reader, and nobody keeps removals for it any more.
-        if !readOnly, let retirement = sync.retirement(of: id) {
-            throw .deviceRetired(device: retirement.name.map { "\($0), \(id.hex)" } ?? id.hex,
-                                 by: sync.name(of: retirement.by) ?? retirement.by.hex, stateDirectory: state.path)
-        }
-        deviceID = id
+        deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
         storeIDValue = try sync.createStoreIfNeeded(for: deviceID)
         self.deviceName = try Self.settleName(deviceName, of: deviceID, in: sync)
         changeLog = ChangeLog(path: state.changeLogPath, isWritable: !readOnly)

@@ -34,9 +34,6 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case diskFull(path: String)
     /// A device cannot be retired (`kvfs retire`), and why.
     case retireRefused(device: String, reason: String)
-    /// This state directory belongs to a device that another one retired
-    /// (`kvfs retire`): it cannot write to the store again, as that device.
-    case deviceRetired(device: String, by: String, stateDirectory: String)
     /// A device name breaks ``DeviceName``'s rule; `reason` says how.
     case invalidDeviceName(reason: String)
 
@@ -59,7 +56,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .stateDirectoryBusy: EBUSY
         case .io, .clockOutOfRange: EIO
         case .diskFull: ENOSPC
-        case .retireRefused, .deviceRetired: EPERM
+        case .retireRefused: EPERM
         }
     }
 
@@ -100,8 +97,6 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot retire \(device): \(reason)"
         case let .invalidDeviceName(reason):
             reason
-        case let .deviceRetired(device, by, stateDirectory):
-            "this device (\(device)) was retired by \(by) (kvfs retire), so its state directory \(stateDirectory) cannot join the store again; use a new state directory (--state-dir DIR), which joins as a new device"
         }
     }
 }

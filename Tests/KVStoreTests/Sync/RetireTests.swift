@@ -62,19 +62,19 @@ struct RetireTests {
         #expect(try freshValues() == expected)
     }
 
-    @Test func aRetiredDevicesStateDirectoryCannotWriteAgain() throws {
+    @Test func aRetiredMachineMountedAgainJoinsAsANewDevice() throws {
         let (m1, m2, m3) = try threeDevices()
         defer { m1.close(); m2.close(); fixture.cleanup() }
         _ = try m1.retire(m3)
-        #expect(throws: KVStoreError.deviceRetired(device: "m3, \(m3.hex)", by: "m1", stateDirectory: fixture.root.path + "/state-m3")) {
-            try fixture.open("m3")
-        }
-        #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/sync/devices/" + m3.hex), "nothing written")
-        let reader = try DeviceStore(syncDirectory: URL(fileURLWithPath: fixture.root.path + "/sync"),
-                                     stateDirectory: URL(fileURLWithPath: fixture.root.path + "/state-m3"), readOnly: true)
-        #expect(reader.values == expected, "reading stays possible")
-        reader.close()
-        #expect(try freshValues() == expected, "a new state directory joins as a new device")
+        let back = try fixture.open("m3")
+        defer { back.close() }
+        #expect(back.deviceID != m3)
+        #expect(fixture.warnings.contain("was retired by m1 (kvfs retire)") && fixture.warnings.contain("joins the store again as a new device"))
+        #expect(back.values == expected)
+        try back.set(.string("from the machine that came back"), forKey: "n")
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/sync/devices/" + m3.hex), "nothing written as the retired device")
+        m1.refresh()
+        #expect(m1.value(forKey: "n") == .string("from the machine that came back"), "its writes reach the others")
     }
 
     @Test func retiringIsRefusedForThisDeviceAnUnknownOneALiveOneAndAHalfArrivedOne() throws {
