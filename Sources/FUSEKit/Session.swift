@@ -255,16 +255,7 @@ public final class FUSESession: @unchecked Sendable {
     @discardableResult
     public static func detachStaleMount(at path: String) -> Bool {
         if geteuid() == 0 { return umount2(path, Int32(MNT_DETACH)) == 0 }
-        let arguments = ["fusermount3", "-u", "-q", "-z", "--", path]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawnp(&pid, "fusermount3", nil, nil, &argv, environ) == 0 else { return false }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return false }
-        }
-        return status == 0
+        return runQuietly("fusermount3", ["-u", "-q", "-z", "--", path]) == 0
     }
 
     /// Calls `body` with libfuse's session while it is connected, for notifications.
@@ -293,21 +284,30 @@ private func wakeLoop(at path: String) {
     let created = pthread_create(&thread, nil, { argument in
         let path = argument!.assumingMemoryBound(to: CChar.self)
         defer { free(path) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("stat"), strdup("-f"), strdup("--"), strdup(path), nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, "/usr/bin/stat", &actions, nil, &argv, environ) == 0 else {
+        if runQuietly("/usr/bin/stat", ["-f", "--", String(cString: path)]) == nil {
             var buffer = Glibc.statvfs()  // no stat(1): from here, as the last resort
             _ = statvfs(path, &buffer)
-            return nil
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return nil
     }, argument)
     if created == 0 { pthread_detach(thread) } else { free(argument) }
+}
+
+/// Runs `program` (looked up on PATH unless it is a path) with `arguments`,
+/// its standard streams on /dev/null, and waits for it: its wait status, or
+/// nil when it could not be started or waited for.
+private func runQuietly(_ program: String, _ arguments: [String]) -> Int32? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+    var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid = pid_t()
+    guard posix_spawnp(&pid, program, &actions, nil, &argv, environ) == 0 else { return nil }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else { return nil }
+    }
+    return status
 }
