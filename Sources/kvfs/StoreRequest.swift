@@ -98,7 +98,7 @@ extension StoreRequest {
     /// reach the terminal); then in bash's `$'…'` quoting, which names it
     /// unambiguously and can be typed back (`kvfs get $'a\nb'`).
     static func listed(_ key: String) -> String {
-        guard key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return key }
+        guard key.containsControlCharacters else { return key }
         var quoted = "$'"
         for scalar in key.unicodeScalars {
             switch scalar {
@@ -106,7 +106,7 @@ extension StoreRequest {
             case "'": quoted += "\\'"
             case "\n": quoted += "\\n"
             case "\t": quoted += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
+            case _ where scalar.isControlCharacter:
                 quoted += scalar.value < 0x80 ? String(format: "\\x%02x", scalar.value) : String(format: "\\u%04x", scalar.value)
             default: quoted.unicodeScalars.append(scalar)
             }

@@ -12,7 +12,7 @@ public enum DeviceName {
     /// - Throws: ``KVStoreError/invalidDeviceName(reason:)`` saying why not.
     public static func validate(_ name: String) throws(KVStoreError) -> String {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw .invalidDeviceName(reason: "the device name is empty") }
-        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !name.containsControlCharacters else {
             throw .invalidDeviceName(reason: "the device name contains a control character (a newline, a tab, ...)")
         }
         guard name.count <= maximumLength else {

@@ -236,14 +236,18 @@ extension DeviceStore {
         unfinishedCompaction = compaction
     }
 
+    /// ``finish(_:)`` without the lock, then ``settle(_:failure:)`` with it.
+    func finishWithoutLock(_ compaction: JournalWriter.Compaction) {
+        let failure = finish(compaction)
+        lock.withLock { settle(compaction, failure: failure) }
+    }
+
     /// Tries an ``unfinishedCompaction`` again, without the lock.
     func retryUnfinishedCompaction() {
         let compaction: JournalWriter.Compaction? = lock.withLock {
             unfinishedCompaction == nil ? nil : beginCompaction(adopting: [], heldBack: [])
         }
-        guard let compaction else { return }
-        let failure = finish(compaction)
-        lock.withLock { settle(compaction, failure: failure) }
+        compaction.map(finishWithoutLock)
     }
 
     /// Starts a compaction unless one is being written: in place of an

@@ -296,10 +296,7 @@ public final class DeviceStore: @unchecked Sendable {
         var displaced: Set<String> = []
         var compaction: JournalWriter.Compaction?
         defer {  // after the lock is released
-            if let compaction {  // the writer that started it writes the snapshot, without the lock
-                let failure = finish(compaction)
-                lock.withLock { settle(compaction, failure: failure) }
-            }
+            if let compaction { finishWithoutLock(compaction) }  // the writer that started it writes the snapshot
             for listener in listeners { listener() }
             if !displaced.isEmpty { record(StoreChange(reason: .quotaViolationChange, keys: Array(displaced))) }
             announceVisibleChanges()

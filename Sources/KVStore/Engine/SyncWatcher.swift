@@ -17,24 +17,23 @@ public final class SyncWatcher: @unchecked Sendable {
 
     /// Starts watching `store`'s sync directory.
     ///
-    /// - Parameters:
-    ///   - pollInterval: seconds between refreshes when nothing is reported.
-    ///   - polling: whether to rely on polling alone (NFS and other network folders).
     /// When inotify is asked for but the kernel refuses it (most often: this
     /// user already has `fs.inotify.max_user_instances` of them, 128 by
     /// default, which editors and synchronizers use up), this says so once and
     /// polls at least every second instead.
+    ///
+    /// - Parameters:
+    ///   - pollInterval: seconds between refreshes when nothing is reported.
+    ///   - polling: whether to rely on polling alone (NFS and other network folders).
     public init(store: DeviceStore, pollInterval: TimeInterval = 1, polling: Bool = false) {
         self.store = store
         inotify = polling ? -1 : inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        if !polling && inotify < 0 {
-            let reason = String(cString: strerror(errno))
-            self.pollInterval = max(min(pollInterval, 1), 0.001)
-            DeviceStore.printWarning("cannot watch \(store.syncDirectory.path) with inotify (\(reason)): "
+        let refused = !polling && inotify < 0
+        self.pollInterval = max(refused ? min(pollInterval, 1) : pollInterval, 0.001)
+        if refused {
+            DeviceStore.printWarning("cannot watch \(store.syncDirectory.path) with inotify (\(String(cString: strerror(errno)))): "
                 + "noticing other devices' changes by polling every \(self.pollInterval) s instead; "
                 + "to get them at once, raise fs.inotify.max_user_instances (sysctl) and remount")
-        } else {
-            self.pollInterval = max(pollInterval, 0.001)
         }
         var fds: [Int32] = [0, 0]
         pipe(&fds)

@@ -152,8 +152,10 @@ final class JournalWriter {
     ///
     /// The new segment exists before its snapshot, so at every moment the
     /// folder holds every record: until the snapshot is whole, the old
-    /// snapshot and segment still stand beside the new segment (a reader or a
-    /// restart reads both segments); once it is, the old files go.
+    /// snapshot and segment still stand beside the new segment; once it is,
+    /// the old files go. Other devices' readers follow the new segment only
+    /// then; this device's own reader reads both at a restart (a snapshot
+    /// that could not be written, see ``resnapshot(_:stamp:replacing:)``).
     func beginCompaction(_ current: [JournalRecord], stamp: Stamp) throws(KVStoreError) -> Compaction {
         _ = try writableHandle()
         // Opened afresh: the folder may have been removed, and is then made again.
@@ -193,8 +195,8 @@ final class JournalWriter {
 
     /// The part of a compaction done without the store's lock: the retired
     /// segment's last appends made durable, the snapshot written atomically,
-    /// then the older files removed. Run one at a time; one that failed
-    /// (a full disk) can be run again.
+    /// then the older files removed. Run one at a time; one whose snapshot
+    /// could not be written (a full disk) is replaced by a ``resnapshot(_:stamp:replacing:)``.
     final class Compaction: @unchecked Sendable {
         // @unchecked: immutable but for `retired`; the folder's descriptor and the retired one are used by `finish` alone.
         private let folder: DeviceFolder

@@ -1,4 +1,13 @@
+extension Unicode.Scalar {
+    /// Whether this is a control character (Unicode's category Cc: C0, DEL
+    /// and C1): what a terminal may act on and a log must not take as text.
+    public var isControlCharacter: Bool { properties.generalCategory == .control }
+}
+
 extension String {
+    /// Whether the text holds a control character (``Unicode/Scalar/isControlCharacter``).
+    public var containsControlCharacters: Bool { unicodeScalars.contains(where: \.isControlCharacter) }
+
     /// The text with every control character but the tab spelled out
     /// (`\u{1b}`, `\u{a}`), for text that reaches a terminal or a log from
     /// elsewhere: a planted escape sequence is never passed on, and a newline
@@ -9,6 +18,6 @@ extension String {
     }
 
     private static func isSpelledOut(_ scalar: Unicode.Scalar) -> Bool {
-        scalar != "\t" && scalar.properties.generalCategory == .control
+        scalar != "\t" && scalar.isControlCharacter
     }
 }
