@@ -7,15 +7,7 @@ extension DeviceStore {
     /// from this store's own writes, and for quota refusals. The first observer
     /// also gets the InitialSyncChange of opening, if there was one.
     public func addChangeObserver(_ observer: @escaping @Sendable (StoreChange) -> Void) -> ObserverToken {
-        lock.withLock {
-            nextObserver += 1
-            observers[nextObserver] = observer
-            if let initial = undeliveredInitialChange {
-                undeliveredInitialChange = nil
-                notifications.async { observer(initial) }
-            }
-            return ObserverToken(id: nextObserver)
-        }
+        notifier.addChangeObserver(observer)
     }
 
     /// Calls `observer` (on the same private queue, in order with the change
@@ -25,29 +17,20 @@ extension DeviceStore {
     /// except the keys a write stored itself, which its caller knows. A mount
     /// drops the kernel's caches of these keys.
     public func addVisibilityObserver(_ observer: @escaping @Sendable (Set<String>) -> Void) -> ObserverToken {
-        lock.withLock {
-            nextObserver += 1
-            visibilityObservers[nextObserver] = observer
-            return ObserverToken(id: nextObserver)
-        }
+        notifier.addVisibilityObserver(observer)
     }
 
     /// Stops calling an observer (of changes or of visibility).
     public func removeChangeObserver(_ token: ObserverToken) {
-        lock.withLock {
-            observers[token.id] = nil
-            visibilityObservers[token.id] = nil
-        }
+        notifier.removeObserver(token)
     }
 
-    /// Tells the visibility observers which keys changed since they were last told. Called without the lock.
+    /// Tells the visibility observers which keys changed since they were last told.
     func announceVisibleChanges() {
-        let (keys, current) = lock.withLock {
+        notifier.announceVisible(lock.withLock {
             defer { unannouncedKeys = [] }
-            return (unannouncedKeys, Array(visibilityObservers.values))
-        }
-        guard !keys.isEmpty, !current.isEmpty else { return }
-        notifications.async { for observer in current { observer(keys) } }
+            return unannouncedKeys
+        })
     }
 
     /// Calls `listener` after each write this device commits to its journal
@@ -56,30 +39,16 @@ extension DeviceStore {
     /// to other machines (the Syncthing scan request of `kvfs mount --syncthing`).
     /// It runs inside the write call, so it must return at once: hand work to a queue.
     public func addCommitListener(_ listener: @escaping @Sendable () -> Void) -> ObserverToken {
-        lock.withLock {
-            nextObserver += 1
-            commitListeners[nextObserver] = listener
-            return ObserverToken(id: nextObserver)
-        }
+        notifier.addCommitListener(listener)
     }
 
     /// Stops calling a commit listener.
     public func removeCommitListener(_ token: ObserverToken) {
-        _ = lock.withLock { commitListeners.removeValue(forKey: token.id) }
-    }
-
-    /// Logs a change and tells the observers (unless `notifying` is false: a
-    /// write's own quota refusal, which its writer learns from the error and
-    /// the library posts on the writer's thread). Called without the lock.
-    func record(_ change: StoreChange, notifying: Bool = true) {
-        changeLog.append(change)
-        guard notifying else { return }
-        let current = lock.withLock { Array(observers.values) }
-        notifications.async { for observer in current { observer(change) } }
+        notifier.removeCommitListener(token)
     }
 
     /// The change log's bytes.
-    public func changeLogContents() -> [UInt8] { changeLog.contents() }
+    public func changeLogContents() -> [UInt8] { notifier.changeLog.contents() }
 
     // MARK: Status and lifetime
 

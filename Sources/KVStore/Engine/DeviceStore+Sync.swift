@@ -46,7 +46,7 @@ extension DeviceStore {
             if !newlySetAside.isEmpty { changes.append(StoreChange(reason: .quotaViolationChange, keys: Array(newlySetAside))) }
             return changes
         }
-        for change in changes { record(change) }
+        for change in changes { notifier.record(change) }
         announceVisibleChanges()
         return changes.first
     }
@@ -122,7 +122,7 @@ extension DeviceStore {
         let remembered = state.rememberedStoreID
         if !storeIDValue.isEmpty { state.rememberedStoreID = storeIDValue }
         if let remembered, !remembered.isEmpty, !storeIDValue.isEmpty, remembered != storeIDValue {
-            record(StoreChange(reason: .accountChange, keys: Array(lock.withLock { merged.visible.keys })))
+            notifier.record(StoreChange(reason: .accountChange, keys: Array(lock.withLock { merged.visible.keys })))
             return
         }
         let seen = state.seen() ?? ([:], [:])
@@ -138,10 +138,10 @@ extension DeviceStore {
         }
         if !changed.isEmpty {
             let change = StoreChange(reason: .initialSyncChange, keys: changed)
-            lock.withLock { undeliveredInitialChange = change }
-            record(change)
+            notifier.holdForFirstObserver(change)
+            notifier.record(change)
         }
-        if !setAside.isEmpty { record(StoreChange(reason: .quotaViolationChange, keys: setAside)) }
+        if !setAside.isEmpty { notifier.record(StoreChange(reason: .quotaViolationChange, keys: setAside)) }
     }
 
     // MARK: This device's folder

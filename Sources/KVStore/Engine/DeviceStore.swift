@@ -7,11 +7,6 @@ import Glibc
 /// Where the store's warnings go.
 private let storeLogger = Logger(label: "kvfs.store")
 
-/// Identifies a change observer, to remove it.
-public struct ObserverToken: Hashable, Sendable {
-    let id: Int
-}
-
 /// One device's view of a store kept in a sync directory: the engine under the
 /// mount, the command line and the library.
 ///
@@ -37,15 +32,15 @@ public final class DeviceStore: @unchecked Sendable {
     /// directory or the state directory is created or written.
     public let isReadOnly: Bool
     /// The path of the change log.
-    public var changeLogPath: String { changeLog.path }
+    public var changeLogPath: String { notifier.changeLog.path }
 
     // Shared with the extensions in DeviceStore+*.swift.
     let sync: SyncDirectory
     let state: StateDirectory
     let clock: HybridLogicalClock
-    let changeLog: ChangeLog
     let warningHandler: @Sendable (String) -> Void
-    let notifications = DispatchQueue(label: "kvfs.store.changes")
+    /// The change log and everyone listening to the store.
+    let notifier: ChangeNotifier
     /// Guards everything below. Observers and warnings are called outside it.
     let lock = NSLock()
     var merged = MergedState()
@@ -82,13 +77,8 @@ public final class DeviceStore: @unchecked Sendable {
     var loggedWarnings: Set<String> = []
     /// When health was last checked for the log.
     var lastHealthCheck = Date.distantPast
-    var observers: [Int: @Sendable (StoreChange) -> Void] = [:]
-    var commitListeners: [Int: @Sendable () -> Void] = [:]
-    var visibilityObservers: [Int: @Sendable (Set<String>) -> Void] = [:]
     /// Keys whose visible entry changed and that the visibility observers have not been told of.
     var unannouncedKeys: Set<String> = []
-    var nextObserver = 0
-    var undeliveredInitialChange: StoreChange?
     var closed = false
     var durabilityTimer: DispatchSourceTimer?
     /// Where the once-a-second fsync and progress file are written, without the lock.
@@ -165,7 +155,7 @@ public final class DeviceStore: @unchecked Sendable {
         deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
         storeIDValue = try sync.createStoreIfNeeded(for: deviceID)
         self.deviceName = try Self.settleName(deviceName, of: deviceID, in: sync)
-        changeLog = ChangeLog(path: state.changeLogPath, isWritable: !readOnly)
+        notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         // The own folder is read before the writer opens it: the reader finds where its whole records end.
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
         let own = ownReader.readNew()
@@ -262,7 +252,7 @@ public final class DeviceStore: @unchecked Sendable {
             defer { lock.unlock() }
             try merged.usage.checkWrite(key: key, oldSize: merged.visible[key]?.size, newSize: size)
         } catch {
-            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
+            if error.isQuotaViolation { notifier.record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
             throw error
         }
     }
@@ -292,13 +282,13 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// The one write path: decide the operation under the lock, check quota, journal, merge.
     private func write(key: String, _ decide: (KeyEntry?) throws(KVStoreError) -> JournalRecord.Operation?) throws(KVStoreError) {
-        var listeners: [@Sendable () -> Void] = []
+        var committed = false
         var displaced: Set<String> = []
         var compaction: JournalWriter.Compaction?
         defer {  // after the lock is released
             if let compaction { finishWithoutLock(compaction) }  // the writer that started it writes the snapshot
-            for listener in listeners { listener() }
-            if !displaced.isEmpty { record(StoreChange(reason: .quotaViolationChange, keys: Array(displaced))) }
+            if committed { notifier.committed() }
+            if !displaced.isEmpty { notifier.record(StoreChange(reason: .quotaViolationChange, keys: Array(displaced))) }
             announceVisibleChanges()
         }
         do throws(KVStoreError) {
@@ -320,9 +310,9 @@ public final class DeviceStore: @unchecked Sendable {
             unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
             displaced = merged.setAside.subtracting(setAsideBefore)
             if writer.shouldCompact && !compactionInFlight { compaction = startCompaction() }
-            listeners = Array(commitListeners.values)
+            committed = true
         } catch {
-            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
+            if error.isQuotaViolation { notifier.record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
             throw error
         }
     }
