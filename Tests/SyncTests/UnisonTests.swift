@@ -59,18 +59,18 @@ struct UnisonTests {
         defer { b.close() }
         #expect(try unison() == 1, "Unison skips a's journal: changed on both sides since the copy")
         Thread.sleep(forTimeInterval: 1.2)
-        b.lock.withLock { b.publishProgress(heartbeat: true) }  // b runs: its heartbeat reaches A
+        b.publishProgress(heartbeat: true)  // b runs: its heartbeat reaches A
         #expect(try unison() == 1)
         a.refresh()
         #expect(b.value(forKey: "after-copy") == nil)
         let stuck = try #require(a.status(staleAfter: 1).warnings.first { $0.kind == .notReadingUs })
         #expect(stuck.device == b.deviceID.hex && stuck.message.contains(a.deviceID.hex) && stuck.fix.contains("-prefer"))
-        a.lock.withLock { a.healthThreshold = 1; a.logHealth(force: true) }
+        a.health.staleAfter = 1; a.logHealth(force: true)
         #expect(log.lines.withLock { $0.contains { $0.contains("has not read this device's writes") } })
         #expect(try unison(["-prefer", pathA]) == 0, "the fix: a's machine holds the right copy of a's folder")
         b.refresh()
         #expect(b.value(forKey: "after-copy") == .integer(2))
-        b.lock.withLock { b.publishProgress() }
+        b.publishProgress()
         _ = try unison(["-prefer", pathA])
         a.refresh()
         #expect(!a.status(staleAfter: 1).warnings.contains { $0.kind == .notReadingUs })

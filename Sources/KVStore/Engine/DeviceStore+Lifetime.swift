@@ -77,20 +77,20 @@ extension DeviceStore {
         let wasOpen = lock.withLock {
             guard !closed else { return false }
             try? writer.sync()
-            publishProgress(closing: true)
-            noteOwnStamp()
             state.saveSeen(visible: merged.visible.mapValues(\.stamp),
                            setAside: merged.winners.filter { merged.setAside.contains($0.key) }.mapValues(\.stamp))
             closed = true
             return true
         }
         guard wasOpen else { return }
+        publishProgress(closing: true)
+        noteOwnStamp()
         state.unlock()
     }
 
     /// Bounds how long an acknowledged write waits for fsync (one second),
-    /// publishes reading progress now and then (at least every
-    /// ``heartbeatInterval``, so others know this device runs), notes its
+    /// publishes reading progress now and then (``ProgressPublisher``: at
+    /// least every half minute, so others know this device runs), notes its
     /// latest stamp, and logs what newly keeps devices from getting each
     /// other's writes: on the durability queue, the disk's writes done without the lock.
     func startDurabilityTimer() {
@@ -107,20 +107,15 @@ extension DeviceStore {
 
     private func tick() {
         retryUnfinishedCompaction()
-        let (point, progress, stamp): (JournalWriter.SyncPoint?, ReadProgress?, HLCTimestamp?) = lock.withLock {
-            guard !closed else { return (nil, nil, nil) }
+        let (isOpen, point): (Bool, JournalWriter.SyncPoint?) = lock.withLock {
+            guard !closed else { return (false, nil) }
             // An error reaches the next flush() or close() that asks.
-            let point = try? writer.syncPoint()
-            let sincePublished = Date().timeIntervalSince(lastProgressTime)
-            let progress = sincePublished >= progressInterval ? unpublishedProgress(heartbeat: sincePublished >= heartbeatInterval) : nil
-            logHealth()
-            return (point ?? nil, progress, isReadOnly || ownLatest == notedOwnStamp ? nil : ownLatest)
+            return (true, (try? writer.syncPoint()) ?? nil)
         }
+        guard isOpen else { return }
         if let point, (try? point.perform()) != nil { lock.withLock { writer.didSync(point) } }
-        if let progress, publish(progress) { lock.withLock { publishedProgress(progress) } }
-        if let stamp {
-            state.lastOwnStamp = stamp
-            lock.withLock { notedOwnStamp = stamp }
-        }
+        logHealth()
+        progress.publishIfDue { lock.withLock { readProgress() } }
+        noteOwnStamp()
     }
 }

@@ -40,6 +40,12 @@ extension DeviceStore {
         refresh()
         waitForCompaction()  // one a write started: the adoption compacts again, at once
         defer { announceVisibleChanges() }
+        let retired = try retireWithLock(device, force: force)
+        publishProgress()
+        return retired
+    }
+
+    private func retireWithLock(_ device: DeviceID, force: Bool) throws(KVStoreError) -> RetiredDevice {
         lock.lock()
         defer { lock.unlock() }
         let name = displayName(of: device)
@@ -63,7 +69,6 @@ extension DeviceStore {
             }
         }
         if folderLeft == nil { forgetFolder(of: device) }
-        publishProgress()
         return RetiredDevice(id: device, name: name, values: kept.values, removals: kept.removals,
                              keptIn: writer.folder.path, folderLeft: folderLeft)
     }

@@ -14,32 +14,10 @@ extension DeviceStore {
         lock.withLock { makeStatus(now: Date(), staleAfter: staleAfter) }
     }
 
-    /// How many new warnings (or cleared ones) one health check logs before
-    /// summing up the rest in one line: thousands of folders planted in the
-    /// sync directory made a line each and pushed everything else out of the
-    /// rotated daemon.log. `kvfs status` lists them all.
-    static let warningsLoggedAtOnce = 20
-
-    /// Logs the warnings that appeared since the last check (at most every
-    /// five seconds), and notes the ones that cleared. Called with the lock held.
+    /// Logs what newly keeps devices from getting each other's writes, and
+    /// what cleared (``HealthMonitor``): at most every five seconds, unless `force`.
     func logHealth(force: Bool = false) {
-        guard force || Date().timeIntervalSince(lastHealthCheck) >= 5 else { return }
-        lastHealthCheck = Date()
-        let warnings = makeStatus(now: lastHealthCheck, staleAfter: healthThreshold).warnings
-            .filter { [.notReadingUs, .staleCopy, .quiet, .vanished].contains($0.kind) }  // the readers say the others
-        let standing = Set(warnings.map(\.message))
-        logAtMost(warnings.filter { !loggedWarnings.contains($0.message) }.map { "\($0.message); \($0.fix)" },
-                  rest: "warnings like these; kvfs status lists them all")
-        logAtMost(loggedWarnings.subtracting(standing).sorted().map { "resolved: \($0)" }, rest: "warnings resolved")
-        loggedWarnings = standing
-    }
-
-    /// Logs the first ``warningsLoggedAtOnce`` lines, then one line counting the rest.
-    private func logAtMost(_ lines: [String], rest: String) {
-        lines.prefix(Self.warningsLoggedAtOnce).forEach(warningHandler)
-        if lines.count > Self.warningsLoggedAtOnce {
-            warningHandler("… and \(lines.count - Self.warningsLoggedAtOnce) more \(rest)")
-        }
+        health.check(force: force) { now, staleAfter in lock.withLock { makeStatus(now: now, staleAfter: staleAfter) } }
     }
 
     /// The status. Called with the lock held.

@@ -33,10 +33,11 @@ extension DeviceStore {
     /// aside. Returns the first change, if any.
     @discardableResult
     public func refresh() -> StoreChange? {
+        var rewroteOwnFolder = false
         let changes: [StoreChange] = lock.withLock {
             guard !closed else { return [] }
             if let account = checkAccount() { return [account] }
-            rewriteOwnFolderIfGone()
+            rewroteOwnFolder = rewriteOwnFolderIfGone()
             let setAsideBefore = merged.setAside
             let keys = readOtherDevices()
             lastSyncTime = Date()
@@ -46,6 +47,7 @@ extension DeviceStore {
             if !newlySetAside.isEmpty { changes.append(StoreChange(reason: .quotaViolationChange, keys: Array(newlySetAside))) }
             return changes
         }
+        if rewroteOwnFolder { progress.forgetPublished() }
         for change in changes { notifier.record(change) }
         announceVisibleChanges()
         return changes.first
@@ -270,14 +272,15 @@ extension DeviceStore {
     /// records stay in the store — and the store's id with them, when the
     /// whole sync directory went, so that no device takes it for another store.
     /// Called with the lock held.
-    private func rewriteOwnFolderIfGone() {
-        guard !writer.isInPlace else { return }
+    /// Returns whether it did, so that the progress file is written again too.
+    private func rewriteOwnFolderIfGone() -> Bool {
+        guard !writer.isInPlace else { return false }
         warningHandler("\(writer.folder.path) vanished; writing it again")
         try? sync.restoreStoreID(storeIDValue)
         try? sync.setName(deviceName, of: deviceID)
         compact()
         publishOwnAdoptions()
-        publishedProgress = nil
+        return true
     }
 
     /// Takes up what this device noted of itself in its state directory, and
@@ -291,58 +294,31 @@ extension DeviceStore {
     /// whose folders are not here now (``remembered``). Called with the lock held.
     func observePublishedProgress() {
         if let stamp = state.lastOwnStamp { clock.observeOwn(stamp) }  // its folder may be gone, and adopted by others
-        notedOwnStamp = state.lastOwnStamp
         guard let progress = sync.progress(of: deviceID) else { return }
         for time in progress.read.values { clock.observe(time) }
         remembered = progress.read.filter { $0.key != deviceID }
     }
 
-    /// Notes this device's latest own stamp in its state directory, if it
-    /// moved (``observePublishedProgress()``). Called with the lock held.
-    func noteOwnStamp() {
-        guard !isReadOnly, let latest = ownLatest, latest != notedOwnStamp else { return }
-        state.lastOwnStamp = latest
-        notedOwnStamp = latest
-    }
-
     /// Publishes how far this device has read every other one it knows, if
     /// that changed (see ``TombstoneCollection``) or a `heartbeat` is due,
-    /// and whether it is `closing`. Called with the lock held.
+    /// and whether it is `closing` (``ProgressPublisher``).
     func publishProgress(closing: Bool = false, heartbeat: Bool = false) {
-        guard let progress = unpublishedProgress(closing: closing, heartbeat: heartbeat) else { return }
-        if publish(progress) { publishedProgress(progress) }
+        progress.publish(heartbeat: heartbeat) { lock.withLock { readProgress(closing: closing) } }
     }
 
-    /// The progress to publish, if it changed since it was last published
-    /// (or a heartbeat is due), stamped with when. Called with the lock held.
-    func unpublishedProgress(closing: Bool = false, heartbeat: Bool = false) -> ReadProgress? {
+    /// How far this device has read every other one it knows, as its
+    /// progress file says it; nil when it publishes nothing (opened
+    /// read-only, or another process took its folder). Called with the lock held.
+    func readProgress(closing: Bool = false) -> ReadProgress? {
         guard !isReadOnly && !writer.isDisplaced else { return nil }
         var read = remembered.filter { readers[$0.key] == nil && !isRetired($0.key) }
         for device in readers.keys where device != deviceID { read[device] = mergedUpTo(device) ?? ReadProgress.nothing }
-        var progress = ReadProgress(own: ownLatest, read: read, closed: closing)
-        guard heartbeat || progress != publishedProgress else { return nil }
-        progress.at = try? clock.now()
-        return progress
+        return ReadProgress(own: ownLatest, read: read, closed: closing)
     }
 
-    /// Writes the progress file (an fsync'ed atomic write): with or without
-    /// the lock, one writer at a time. Returns whether it was written.
-    func publish(_ progress: ReadProgress) -> Bool {
-        progressLock.lock()
-        defer { progressLock.unlock() }
-        do {
-            try sync.publish(progress, of: deviceID)
-            return true
-        } catch {
-            warningHandler("cannot publish reading progress: \(error)")
-            return false
-        }
-    }
-
-    /// Remembers what was published. Called with the lock held.
-    func publishedProgress(_ progress: ReadProgress) {
-        publishedProgress = progress
-        publishedProgress?.at = nil  // compared without it: a heartbeat is no change
-        lastProgressTime = Date()
+    /// Notes this device's latest own stamp in its state directory, if it
+    /// moved (``observePublishedProgress()``).
+    func noteOwnStamp() {
+        progress.noteOwnStamp(lock.withLock { isReadOnly ? nil : ownLatest }) { state.lastOwnStamp = $0 }
     }
 }

@@ -41,6 +41,10 @@ public final class DeviceStore: @unchecked Sendable {
     let warningHandler: @Sendable (String) -> Void
     /// The change log and everyone listening to the store.
     let notifier: ChangeNotifier
+    /// What the log says of other devices' health.
+    let health: HealthMonitor
+    /// What this device says of how far it has read the others, and of its latest stamp.
+    let progress: ProgressPublisher
     /// Guards everything below. Observers and warnings are called outside it.
     let lock = NSLock()
     var merged = MergedState()
@@ -61,22 +65,8 @@ public final class DeviceStore: @unchecked Sendable {
     var remembered: [DeviceID: HLCTimestamp] = [:]
     /// The latest stamp in this device's own folder: what its progress calls `own`.
     var ownLatest: HLCTimestamp?
-    var publishedProgress: ReadProgress?
-    var lastProgressTime = Date.distantPast
-    /// How often, at most, reading progress is published (tests shorten it).
-    var progressInterval: TimeInterval = 10
-    /// How often, at least, reading progress is published, changed or not: a heartbeat.
-    var heartbeatInterval: TimeInterval = 30
-    /// The own stamp last noted in the state directory.
-    var notedOwnStamp: HLCTimestamp?
     /// What holds the store, as the state directory's lock says (`mount <mount point>` for a mount).
     var owner = ""
-    /// The seconds without news after which the log calls a device quiet (tests shorten it).
-    var healthThreshold = DeviceStore.staleAfter
-    /// The health warnings logged and still standing (``logHealth()``).
-    var loggedWarnings: Set<String> = []
-    /// When health was last checked for the log.
-    var lastHealthCheck = Date.distantPast
     /// Keys whose visible entry changed and that the visibility observers have not been told of.
     var unannouncedKeys: Set<String> = []
     var closed = false
@@ -95,8 +85,6 @@ public final class DeviceStore: @unchecked Sendable {
     /// Held while a compaction's snapshot is written, so that flush() and
     /// close() can wait for it. Taken with the lock held, never the other way round.
     let compactionLock = NSLock()
-    /// Serializes writes of the progress file, whichever thread publishes.
-    let progressLock = NSLock()
     /// Called with each record this device appends, under the lock (the property tests' reference model listens).
     var onAppend: ((JournalRecord) -> Void)?
 
@@ -155,6 +143,8 @@ public final class DeviceStore: @unchecked Sendable {
         deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
         storeIDValue = try sync.createStoreIfNeeded(for: deviceID)
         self.deviceName = try Self.settleName(deviceName, of: deviceID, in: sync)
+        health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
+        progress = ProgressPublisher(sync: sync, device: deviceID, clock: clock, notedOwnStamp: state.lastOwnStamp, warn: warn)
         notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         // The own folder is read before the writer opens it: the reader finds where its whole records end.
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
@@ -172,7 +162,7 @@ public final class DeviceStore: @unchecked Sendable {
         }
         guard !readOnly else { return }
         announceInitialSync()
-        lock.withLock { publishProgress() }
+        publishProgress()
         startDurabilityTimer()
     }
 

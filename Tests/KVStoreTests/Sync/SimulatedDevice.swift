@@ -48,7 +48,7 @@ final class SimulatedDevice {
                                     clock: clock, warn: { _ in })
         store.lock.withLock {
             store.writer.compactionFloor = Self.compactionFloor
-            store.progressInterval = .infinity  // published by the schedule, so that runs replay exactly
+            store.progress.interval = .infinity  // published by the schedule, so that runs replay exactly
             store.onAppend = { [model] in model.add($0) }
         }
         self.store = store
@@ -70,6 +70,6 @@ final class SimulatedDevice {
     /// Publishes reading progress now.
     func publishProgress() {
         guard let store else { return }
-        store.lock.withLock { store.publishProgress() }
+        store.publishProgress()
     }
 }

@@ -82,9 +82,9 @@ struct StallTests {
         let b = try fixture.open("b", sync: "B")
         defer { b.close() }
         try a.set(.integer(2), forKey: "never-arrives")  // a's folder is not carried to B any more
-        a.lock.withLock { a.publishProgress() }
+        a.publishProgress()
         Thread.sleep(forTimeInterval: 1.2)
-        b.lock.withLock { b.publishProgress(heartbeat: true) }  // b's folder still reaches A
+        b.publishProgress(heartbeat: true)  // b's folder still reaches A
         try copyFolder(fixture.folder(of: b, sync: "B"), to: fixture.folder(of: b, sync: "A"))
         a.refresh()
         let fromA = a.status(staleAfter: 1).warnings
@@ -93,7 +93,7 @@ struct StallTests {
         let fromB = b.status(staleAfter: 1)
         #expect(fromB.devices.first { $0.id == a.deviceID.hex }?.state == .quiet)
         #expect(fromB.warnings.contains { $0.kind == .quiet && $0.device == a.deviceID.hex && $0.fix.contains("kvfs retire") })
-        a.lock.withLock { a.healthThreshold = 1; a.logHealth(force: true) }
+        a.health.staleAfter = 1; a.logHealth(force: true)
         #expect(fixture.warnings.contain("has not read this device's writes"), "the daemon log says it too")
     }
 
@@ -106,9 +106,9 @@ struct StallTests {
         for n in 1...100 { mkdir(fixture.root.path + "/sync/devices/" + String(format: "%032x", n), 0o700) }
         a.refresh()
         #expect(a.status(staleAfter: 1).warnings.count { $0.kind == .quiet } == 100, "the status lists every one")
-        a.lock.withLock { a.healthThreshold = 1; a.logHealth(force: true) }
+        a.health.staleAfter = 1; a.logHealth(force: true)
         let lines = fixture.warnings.all.filter { $0.contains("has not been heard from") || $0.contains("more warnings like these") }
-        #expect(lines.count == DeviceStore.warningsLoggedAtOnce + 1, "\(lines.count) lines")
+        #expect(lines.count == HealthMonitor.warningsLoggedAtOnce + 1, "\(lines.count) lines")
         #expect(lines.last?.contains("and 80 more warnings like these") == true, "\(lines.last ?? "")")
     }
 }

@@ -20,7 +20,7 @@ struct TombstoneCollectionTests {
     }
 
     private func compact(_ stores: DeviceStore...) { for store in stores { store.lock.withLock { store.compact() } } }
-    private func publish(_ stores: DeviceStore...) { for store in stores { store.lock.withLock { store.publishProgress() } } }
+    private func publish(_ stores: DeviceStore...) { for store in stores { store.publishProgress() } }
 
     /// `a` removes `k`; `b` reads the removal and says so; `a` reads that and compacts.
     private func removeAndCompact(_ a: DeviceStore, after b: DeviceStore) throws {

@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+
+/// What this device says of how far it has got: to the other devices, in its
+/// folder, how far it has read each of them (``ReadProgress``, what their
+/// tombstone collection waits for), at least every ``heartbeatInterval`` so
+/// that they know it runs; to itself, in its state directory, its latest
+/// stamp, which its clock starts past even should its folder be gone.
+///
+/// Every file is written (and fsync'ed) without the store's lock, one writer
+/// at a time: what to write is taken under the store's lock from within
+/// this publisher's, so a later publication never loses to an earlier one.
+final class ProgressPublisher: Sendable {
+    private let state: Mutex<State>
+    private let sync: SyncDirectory
+    private let device: DeviceID
+    private let clock: HybridLogicalClock
+    private let warn: @Sendable (String) -> Void
+
+    private struct State {
+        /// What was published last, without its time: a heartbeat is no change.
+        var published: ReadProgress?
+        var publishedAt = Date.distantPast
+        /// How often, at most, progress is published (tests lengthen it).
+        var interval: TimeInterval = 10
+        /// How often, at least, progress is published, changed or not.
+        var heartbeatInterval: TimeInterval = 30
+        /// The own stamp last noted in the state directory.
+        var notedOwnStamp: HLCTimestamp?
+    }
+
+    /// - Parameter notedOwnStamp: the stamp the state directory holds already.
+    init(sync: SyncDirectory, device: DeviceID, clock: HybridLogicalClock, notedOwnStamp: HLCTimestamp?,
+         warn: @escaping @Sendable (String) -> Void) {
+        state = Mutex(State(notedOwnStamp: notedOwnStamp))
+        self.sync = sync
+        self.device = device
+        self.clock = clock
+        self.warn = warn
+    }
+
+    /// How often, at most, ``publishIfDue(_:)`` publishes (tests set it to infinity, to publish when they say).
+    var interval: TimeInterval {
+        get { state.withLock { $0.interval } }
+        set { state.withLock { $0.interval = newValue } }
+    }
+
+    /// Publishes `current()` — what the store has read, taken under its
+    /// lock; nil when this device publishes nothing — if it changed since it
+    /// was last published, or as a `heartbeat` in any case.
+    func publish(heartbeat: Bool = false, _ current: () -> ReadProgress?) {
+        state.withLock { state in publish(&state, heartbeat: heartbeat, current) }
+    }
+
+    /// Publishes as ``publish(heartbeat:_:)`` does once ``interval`` has
+    /// passed since the last time, as a heartbeat once its interval has.
+    func publishIfDue(_ current: () -> ReadProgress?) {
+        state.withLock { state in
+            let since = Date().timeIntervalSince(state.publishedAt)
+            guard since >= state.interval else { return }
+            publish(&state, heartbeat: since >= state.heartbeatInterval, current)
+        }
+    }
+
+    /// Forgets what was published: the file went with this device's folder, and is written again.
+    func forgetPublished() {
+        state.withLock { $0.published = nil }
+    }
+
+    /// Notes this device's latest own stamp through `note` (into its state
+    /// directory), if it moved since it was last noted.
+    func noteOwnStamp(_ latest: HLCTimestamp?, with note: (HLCTimestamp) -> Void) {
+        state.withLock { state in
+            guard let latest, latest != state.notedOwnStamp else { return }
+            note(latest)
+            state.notedOwnStamp = latest
+        }
+    }
+
+    private func publish(_ state: inout State, heartbeat: Bool, _ current: () -> ReadProgress?) {
+        guard var progress = current(), heartbeat || progress != state.published else { return }
+        progress.at = try? clock.now()
+        do {
+            try sync.publish(progress, of: device)
+        } catch {
+            warn("cannot publish reading progress: \(error)")
+            return
+        }
+        progress.at = nil
+        state.published = progress
+        state.publishedAt = Date()
+    }
+}
