@@ -48,7 +48,7 @@ struct SymlinkTests {
         store = try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-a"), deviceName: "renamed", warn: { _ in })
         try store.set(.integer(2), forKey: "k")
         #expect(throws: KVStoreError.self) { try store.set(.data(Data(count: 2_000_000)), forKey: "big") }
-        store.lock.withLock { store.compact() }
+        store.compact()
         store.close()
         #expect(victims.touched.isEmpty, "written through a link: \(victims.touched)")
         let again = try openStore(root, device: "a")

@@ -11,8 +11,8 @@ public struct ObserverToken: Hashable, Sendable {
 ///
 /// Observers are called on one private serial queue, in the order the
 /// changes happened; commit listeners on the writing thread. None is ever
-/// called with the store's lock held: the store hands what changed over
-/// once it has let go of its lock.
+/// called from inside the store's `Mutex`: the store hands what changed
+/// over once it has let go of it.
 final class ChangeNotifier: Sendable {
     /// The change log (`.kvfs/changes.log`).
     let changeLog: ChangeLog
@@ -24,6 +24,8 @@ final class ChangeNotifier: Sendable {
         var changeObservers: [Int: @Sendable (StoreChange) -> Void] = [:]
         var visibilityObservers: [Int: @Sendable (Set<String>) -> Void] = [:]
         var commitListeners: [Int: @Sendable () -> Void] = [:]
+        /// Gets each record this device appends (the property tests' reference model).
+        var appendListener: (@Sendable (JournalRecord) -> Void)?
         var lastToken = 0
         /// The InitialSyncChange of opening, until the first change observer takes it.
         var undeliveredInitialChange: StoreChange?
@@ -103,6 +105,16 @@ final class ChangeNotifier: Sendable {
         let observers = registry.withLock { Array($0.visibilityObservers.values) }
         guard !observers.isEmpty else { return }
         queue.async { for observer in observers { observer(keys) } }
+    }
+
+    /// Calls `listener` with each record this device appends, on the writing thread.
+    func listenToAppends(_ listener: @escaping @Sendable (JournalRecord) -> Void) {
+        registry.withLock { $0.appendListener = listener }
+    }
+
+    /// Tells the append listener of a record this device appended.
+    func appended(_ record: JournalRecord) {
+        registry.withLock { $0.appendListener }?(record)
     }
 
     /// Calls the commit listeners, on this thread.

@@ -1,61 +1,45 @@
 import Foundation
 
-/// Telling others about changes, status, and the store's lifetime.
+/// The store's lifetime: durability, the once-a-second work, and closing.
 extension DeviceStore {
-
-    /// Calls `observer` (on a private queue) for every change that did not come
-    /// from this store's own writes, and for quota refusals. The first observer
-    /// also gets the InitialSyncChange of opening, if there was one.
-    public func addChangeObserver(_ observer: @escaping @Sendable (StoreChange) -> Void) -> ObserverToken {
-        notifier.addChangeObserver(observer)
+    /// Makes every write durable on disk and reads other devices' new records now.
+    public func synchronize() throws(KVStoreError) {
+        try flush()
+        refresh()
     }
 
-    /// Calls `observer` (on the same private queue, in order with the change
-    /// observers) with the keys whose visible entry changed, whatever changed
-    /// it: other devices' records, the quota rule setting keys aside or
-    /// letting them back, an account change, or this store's own writes —
-    /// except the keys a write stored itself, which its caller knows. A mount
-    /// drops the kernel's caches of these keys.
-    public func addVisibilityObserver(_ observer: @escaping @Sendable (Set<String>) -> Void) -> ObserverToken {
-        notifier.addVisibilityObserver(observer)
+    /// Makes every acknowledged write durable on disk (fsync of the journal).
+    /// The fsync runs without the lock; a compaction in progress is waited for.
+    public func flush() throws(KVStoreError) {
+        if let point = try engine.withLock({ state throws(KVStoreError) in try state.writer.syncPoint() }) {
+            try point.perform()
+            engine.withLock { $0.writer.didSync(point) }
+        }
+        compactor.waitUntilIdle()  // its snapshot, and the segment it retires, are durable too
     }
 
-    /// Stops calling an observer (of changes or of visibility).
-    public func removeChangeObserver(_ token: ObserverToken) {
-        notifier.removeObserver(token)
+    /// Compacts this device's journal now, whatever its size: for tests.
+    func compact() {
+        compactor.compact(engine)
     }
 
-    /// Tells the visibility observers which keys changed since they were last told.
-    func announceVisibleChanges() {
-        notifier.announceVisible(lock.withLock {
-            defer { unannouncedKeys = [] }
-            return unannouncedKeys
-        })
+    /// Publishes how far this device has read every other one it knows, if
+    /// that changed (see ``TombstoneCollection``) or a `heartbeat` is due,
+    /// and whether it is `closing` (``ProgressPublisher``).
+    func publishProgress(closing: Bool = false, heartbeat: Bool = false) {
+        progress.publish(heartbeat: heartbeat) { engine.withLock { $0.readProgress(closing: closing) } }
     }
 
-    /// Calls `listener` after each write this device commits to its journal
-    /// (set, remove, rename, conversion), on the writing thread, once the
-    /// store's lock is released: a hook for whoever carries the device's folder
-    /// to other machines (the Syncthing scan request of `kvfs mount --syncthing`).
-    /// It runs inside the write call, so it must return at once: hand work to a queue.
-    public func addCommitListener(_ listener: @escaping @Sendable () -> Void) -> ObserverToken {
-        notifier.addCommitListener(listener)
+    /// Notes this device's latest own stamp in its state directory, if it moved:
+    /// its clock starts past it even should its folder be gone.
+    private func noteOwnStamp() {
+        guard !isReadOnly else { return }
+        progress.noteOwnStamp(engine.withLock { $0.ownLatest }) { stamp in state.lastOwnStamp = stamp }
     }
-
-    /// Stops calling a commit listener.
-    public func removeCommitListener(_ token: ObserverToken) {
-        notifier.removeCommitListener(token)
-    }
-
-    /// The change log's bytes.
-    public func changeLogContents() -> [UInt8] { notifier.changeLog.contents() }
-
-    // MARK: Status and lifetime
 
     /// Tells other processes what holds the state directory (the mount point, once mounted).
     public func recordOwner(_ owner: String) {
         state.recordOwner(owner)
-        lock.withLock { self.owner = owner }
     }
 
     /// Tells processes that want the state directory (`kvfs get` right after
@@ -63,28 +47,20 @@ extension DeviceStore {
     /// wait for it rather than fail as "in use". ``close()`` says so itself;
     /// a daemon says it as soon as it is unmounted, before its last commits.
     public func announceClosing() {
-        state.recordClosing(owner: lock.withLock { owner })
+        state.recordClosing()
     }
 
     /// Makes everything durable, remembers what this device has seen, and releases the state directory.
     public func close() {
         announceClosing()
-        waitForCompaction()
-        retryUnfinishedCompaction()
-        durabilityTimer?.cancel()
-        // And the timer's fsync in progress, unless this is it (the store's last reference went in a tick).
-        if DispatchQueue.getSpecific(key: Self.onDurabilityQueue) == nil { durability.sync {} }
-        let wasOpen = lock.withLock {
-            guard !closed else { return false }
-            try? writer.sync()
-            state.saveSeen(visible: merged.visible.mapValues(\.stamp),
-                           setAside: merged.winners.filter { merged.setAside.contains($0.key) }.mapValues(\.stamp))
-            closed = true
-            return true
-        }
-        guard wasOpen else { return }
+        compactor.finish(engine)
+        ticker.stop()
+        guard let closing = engine.withLock({ $0.close() }) else { return }
+        compactor.waitUntilIdle()  // one a write started before the store closed
+        _ = try? closing.syncPoint?.perform()
         publishProgress(closing: true)
         noteOwnStamp()
+        state.saveSeen(visible: closing.visible, setAside: closing.setAside)
         state.unlock()
     }
 
@@ -92,30 +68,18 @@ extension DeviceStore {
     /// publishes reading progress now and then (``ProgressPublisher``: at
     /// least every half minute, so others know this device runs), notes its
     /// latest stamp, and logs what newly keeps devices from getting each
-    /// other's writes: on the durability queue, the disk's writes done without the lock.
-    func startDurabilityTimer() {
-        durability.setSpecific(key: Self.onDurabilityQueue, value: ())
-        let timer = DispatchSource.makeTimerSource(queue: durability)
-        timer.schedule(deadline: .now() + 1, repeating: 1)
-        timer.setEventHandler { [weak self] in self?.tick() }
-        timer.resume()
-        durabilityTimer = timer
-    }
-
-    /// Marks the durability queue, so close() knows when it runs on it.
-    private static let onDurabilityQueue = DispatchSpecificKey<Void>()
-
-    private func tick() {
-        retryUnfinishedCompaction()
-        let (isOpen, point): (Bool, JournalWriter.SyncPoint?) = lock.withLock {
-            guard !closed else { return (false, nil) }
+    /// other's writes (``HealthMonitor``): on the ticker's queue, the disk's
+    /// work done without the lock.
+    func tick() {
+        compactor.retryUnfinished(engine)
+        let (isOpen, point): (Bool, JournalWriter.SyncPoint?) = engine.withLock { state in
             // An error reaches the next flush() or close() that asks.
-            return (true, (try? writer.syncPoint()) ?? nil)
+            state.isClosed ? (false, nil) : (true, (try? state.writer.syncPoint()) ?? nil)
         }
         guard isOpen else { return }
-        if let point, (try? point.perform()) != nil { lock.withLock { writer.didSync(point) } }
+        if let point, (try? point.perform()) != nil { engine.withLock { $0.writer.didSync(point) } }
         logHealth()
-        progress.publishIfDue { lock.withLock { readProgress() } }
+        progress.publishIfDue { engine.withLock { $0.readProgress() } }
         noteOwnStamp()
     }
 }

@@ -1,8 +1,6 @@
 import Foundation
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
+import Synchronization
 
 /// Where the store's warnings go.
 private let storeLogger = Logger(label: "kvfs.store")
@@ -19,74 +17,46 @@ private let storeLogger = Logger(label: "kvfs.store")
 /// changes. The journal is compacted into a snapshot when it grows, dropping
 /// what `TombstoneCollection` allows, and how far this device has read the
 /// others is published in its folder (`ReadProgress`) for theirs.
-public final class DeviceStore: @unchecked Sendable {
+///
+/// Its state has owners, each with a lock of its own: what reads and writes
+/// need is an ``EngineState`` inside a `Mutex`, whose methods are the
+/// operations that need it; around it, the ``Compactor``, the
+/// ``ProgressPublisher``, the ``HealthMonitor`` and the ``ChangeNotifier``
+/// take that lock only to copy or change what they need, and do the disk's
+/// work, and call observers, without it.
+public final class DeviceStore: Sendable {
     /// The shared folder.
     public let syncDirectory: URL
     /// This device's private folder.
     public let stateDirectory: URL
     /// This device's id.
-    public let deviceID: DeviceID
+    public var deviceID: DeviceID { context.deviceID }
     /// This device's name, as other devices show it.
-    public let deviceName: String
+    public var deviceName: String { context.deviceName }
     /// Whether the store was opened only to be read: then nothing in the sync
     /// directory or the state directory is created or written.
-    public let isReadOnly: Bool
+    public var isReadOnly: Bool { context.isReadOnly }
     /// The path of the change log.
     public var changeLogPath: String { notifier.changeLog.path }
 
     // Shared with the extensions in DeviceStore+*.swift.
-    let sync: SyncDirectory
+    let context: StoreContext
+    /// This device's private folder: its lock, and what it notes of itself.
     let state: StateDirectory
-    let clock: HybridLogicalClock
-    let warningHandler: @Sendable (String) -> Void
+    /// What reads and writes need.
+    let engine: Mutex<EngineState>
+    /// Compacts the journal, without `engine`'s lock but to start.
+    let compactor: Compactor
+    /// What this device says of how far it has read the others, and of its latest stamp.
+    let progress: ProgressPublisher
     /// The change log and everyone listening to the store.
     let notifier: ChangeNotifier
     /// What the log says of other devices' health.
     let health: HealthMonitor
-    /// What this device says of how far it has read the others, and of its latest stamp.
-    let progress: ProgressPublisher
-    /// Guards everything below. Observers and warnings are called outside it.
-    let lock = NSLock()
-    var merged = MergedState()
-    var writer: JournalWriter
-    var readers: [DeviceID: DeviceFolderReader] = [:]
-    /// Other devices' records stamped too far ahead of this device's clock, for later.
-    var heldBack = HeldBackRecords()
-    var names: [DeviceID: String] = [:]
-    var storeIDValue: String
-    var lastSyncTime: Date?
-    /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
-    var adoptions: [DeviceID: [DeviceID: Adoption]] = [:]
-    /// Per adopted device, the stamp up to which its own folder's records are ignored: the adoptions in force here.
-    var adoptedUpTo: [DeviceID: HLCTimestamp] = [:]
-    /// Devices this device has read whose folders are not here now (vanished,
-    /// or not arrived yet after a restart), with how far it had read them:
-    /// they stay in its progress, and hold tombstones back, until retired.
-    var remembered: [DeviceID: HLCTimestamp] = [:]
-    /// The latest stamp in this device's own folder: what its progress calls `own`.
-    var ownLatest: HLCTimestamp?
-    /// What holds the store, as the state directory's lock says (`mount <mount point>` for a mount).
-    var owner = ""
-    /// Keys whose visible entry changed and that the visibility observers have not been told of.
-    var unannouncedKeys: Set<String> = []
-    var closed = false
-    var durabilityTimer: DispatchSourceTimer?
-    /// Where the once-a-second fsync and progress file are written, without the lock.
-    let durability = DispatchQueue(label: "kvfs.store.durability", qos: .utility)
-    /// Whether a compaction's snapshot is being written, without the lock,
-    /// or could not be (``unfinishedCompaction``): no other compaction starts meanwhile.
-    var compactionInFlight = false
-    /// A compaction whose snapshot could not be written (a full disk), tried
-    /// again each second and at close. This device appends to its new segment
-    /// meanwhile, which other devices follow only once the snapshot is there.
-    var unfinishedCompaction: JournalWriter.Compaction?
-    /// Whether the log has said that a compaction's snapshot could not be written.
-    var compactionFailureSaid = false
-    /// Held while a compaction's snapshot is written, so that flush() and
-    /// close() can wait for it. Taken with the lock held, never the other way round.
-    let compactionLock = NSLock()
-    /// Called with each record this device appends, under the lock (the property tests' reference model listens).
-    var onAppend: ((JournalRecord) -> Void)?
+    /// The once-a-second fsync, progress and health check.
+    let ticker: Ticker
+
+    var sync: SyncDirectory { context.sync }
 
     /// The default sync directory: `$XDG_DATA_HOME/kvfs/default`.
     public static var defaultSyncDirectory: URL {
@@ -116,7 +86,6 @@ public final class DeviceStore: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - stateDirectory: this device's folder; by default one under `$XDG_STATE_HOME/kvfs/`.
-    ///   - deviceName: how other devices name this one; by default the host name.
     ///   - deviceName: how other devices name this one; by default the name it
     ///     has, or the host name for a new device. Only a name given here renames a device.
     ///   - owner: what the lock file tells other processes about this one (e.g. the mount point).
@@ -132,38 +101,35 @@ public final class DeviceStore: @unchecked Sendable {
                 warn: @escaping @Sendable (String) -> Void = DeviceStore.printWarning) throws(KVStoreError) {
         self.syncDirectory = syncDirectory.standardizedFileURL
         self.stateDirectory = (stateDirectory ?? Self.defaultStateDirectory(for: syncDirectory)).standardizedFileURL
-        self.clock = clock
-        isReadOnly = readOnly
-        warningHandler = warn
-        state = try StateDirectory(path: self.stateDirectory.path, readOnly: readOnly)
+        let state = try StateDirectory(path: self.stateDirectory.path, readOnly: readOnly)
         if readOnly { try state.checkNotHeld() } else { try state.lock(owner: owner) }
-        self.owner = owner
-        sync = SyncDirectory(path: self.syncDirectory.path, isWritable: !readOnly)
+        let sync = SyncDirectory(path: self.syncDirectory.path, isWritable: !readOnly)
         let claim = WriterClaim(statePath: state.path, stateInode: state.inode)
-        deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
-        storeIDValue = try sync.createStoreIfNeeded(for: deviceID)
-        self.deviceName = try Self.settleName(deviceName, of: deviceID, in: sync)
-        health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
-        progress = ProgressPublisher(sync: sync, device: deviceID, clock: clock, notedOwnStamp: state.lastOwnStamp, warn: warn)
-        notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
+        let deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
+        let storeID = try sync.createStoreIfNeeded(for: deviceID)
+        context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),
+                               sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)
         // The own folder is read before the writer opens it: the reader finds where its whole records end.
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
         let own = ownReader.readNew()
-        writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
+        let unfinishedCompaction = ownReader.foundUnfinishedCompaction && !readOnly
+        let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
             : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim)
-        lock.withLock {
-            readers[deviceID] = ownReader
-            _ = merge(own, from: deviceID)
-            ownLatest = own.latest
-            observePublishedProgress()
-            _ = readOtherDevices()
-            // Its snapshot is written now, so that other devices follow this folder again.
-            if ownReader.foundUnfinishedCompaction && !readOnly { _ = compact(adopting: [], heldBack: []) }
-        }
+        let lastOwnStamp = state.lastOwnStamp
+        engine = Mutex(EngineState(context: context, writer: writer, ownReader: ownReader, own: own,
+                                   storeID: storeID, lastOwnStamp: lastOwnStamp))
+        notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
+        self.state = state
+        compactor = Compactor(warn: warn)
+        progress = ProgressPublisher(sync: sync, device: deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
+        health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
+        ticker = Ticker()
+        // Its snapshot is written now, so that other devices follow this folder again.
+        if unfinishedCompaction { compactor.compact(engine) }
         guard !readOnly else { return }
         announceInitialSync()
         publishProgress()
-        startDurabilityTimer()
+        ticker.start { [weak self] in self?.tick() }
     }
 
     deinit { close() }
@@ -179,11 +145,11 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// The store id of the sync directory; empty while the folder holds other
     /// devices but its `store-id` has not arrived yet.
-    public var storeID: String { lock.withLock { storeIDValue } }
+    public var storeID: String { engine.withLock { $0.storeID } }
 
     /// A key's entry (value, file form, stamp), or nil.
     public func entry(forKey key: String) -> KeyEntry? {
-        lock.withLock { merged.visible[key] }
+        engine.withLock { $0.merged.visible[key] }
     }
 
     /// A key's value, or nil.
@@ -191,30 +157,30 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// Every key's value.
     public var values: [String: PropertyListValue] {
-        lock.withLock { merged.visible.mapValues(\.value) }
+        engine.withLock { $0.merged.visible.mapValues(\.value) }
     }
 
     /// Every key's entry.
-    public var entries: [String: KeyEntry] { lock.withLock { merged.visible } }
+    public var entries: [String: KeyEntry] { engine.withLock { $0.merged.visible } }
 
     /// What the store uses against its limits.
-    public var usage: QuotaUsage { lock.withLock { merged.usage } }
+    public var usage: QuotaUsage { engine.withLock { $0.merged.usage } }
 
     /// The name a device gave itself (remembered once its folder is gone), or its id.
-    public func name(of device: DeviceID) -> String { lock.withLock { displayName(of: device) } }
+    public func name(of device: DeviceID) -> String { engine.withLock { $0.displayName(of: device) } }
 
     // MARK: Writing
 
     /// Sets a key's value, after checking the key and the quota.
     public func set(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
-        try write(key: key) { _ throws(KVStoreError) in .put(key: key, value: value) }
+        try write(key: key) { _, _ throws(KVStoreError) in .put(key: key, value: value) }
     }
 
     /// Sets a key from the bytes a writer left in its file (SPEC "Values"), and returns the value stored.
     @discardableResult
     public func setFileContent(_ content: [UInt8], forKey key: String) throws(KVStoreError) -> PropertyListValue {
         var stored: PropertyListValue?
-        try write(key: key) { current throws(KVStoreError) in
+        try write(key: key) { current, _ throws(KVStoreError) in
             let value = try FileForm.decode(content, key: key, existingType: current?.value.type)
             stored = value
             return .put(key: key, value: value)
@@ -224,7 +190,7 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// Converts a key's value to another type when nothing is lost (`setfattr -n user.kvfs.type`).
     public func convert(key: String, to type: PropertyListType) throws(KVStoreError) {
-        try write(key: key) { current throws(KVStoreError) in
+        try write(key: key) { current, _ throws(KVStoreError) in
             guard let current else { throw .noSuchKey(key) }
             guard let value = current.value.converted(to: type) else {
                 throw .invalidValue(key: key, reason: "a \(current.value.type.rawValue) cannot become a \(type.rawValue) without loss")
@@ -238,9 +204,9 @@ public final class DeviceStore: @unchecked Sendable {
     public func checkQuota(forKey key: String, size: Int) throws(KVStoreError) {
         do throws(KVStoreError) {
             try QuotaUsage.checkKey(key)
-            lock.lock()
-            defer { lock.unlock() }
-            try merged.usage.checkWrite(key: key, oldSize: merged.visible[key]?.size, newSize: size)
+            try engine.withLock { state throws(KVStoreError) in
+                try state.merged.usage.checkWrite(key: key, oldSize: state.merged.visible[key]?.size, newSize: size)
+            }
         } catch {
             if error.isQuotaViolation { notifier.record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
             throw error
@@ -249,7 +215,7 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// Removes a key; removing a missing key does nothing.
     public func removeValue(forKey key: String) throws(KVStoreError) {
-        try write(key: key) { current throws(KVStoreError) in
+        try write(key: key) { current, _ throws(KVStoreError) in
             current == nil ? nil : .remove(key: key)
         }
     }
@@ -257,12 +223,12 @@ public final class DeviceStore: @unchecked Sendable {
     /// Renames a key in one step: the target's old value goes, unless `replace` is false.
     public func rename(_ from: String, to: String, replace: Bool = true) throws(KVStoreError) {
         try QuotaUsage.checkKey(to)
-        try write(key: from) { current throws(KVStoreError) in
+        try write(key: from) { current, merged throws(KVStoreError) in
             guard let current else { throw .noSuchKey(from) }
             if from == to { return nil }
-            let target = self.merged.visible[to]
+            let target = merged.visible[to]
             if target != nil && !replace { throw .keyExists(to) }
-            var usage = self.merged.usage
+            var usage = merged.usage
             usage.keys -= 1
             usage.bytes -= current.size
             try usage.checkWrite(key: to, oldSize: target?.size, newSize: current.size)
@@ -270,75 +236,47 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    /// The one write path: decide the operation under the lock, check quota, journal, merge.
-    private func write(key: String, _ decide: (KeyEntry?) throws(KVStoreError) -> JournalRecord.Operation?) throws(KVStoreError) {
-        var committed = false
-        var displaced: Set<String> = []
-        var compaction: JournalWriter.Compaction?
-        defer {  // after the lock is released
-            if let compaction { finishWithoutLock(compaction) }  // the writer that started it writes the snapshot
-            if committed { notifier.committed() }
-            if !displaced.isEmpty { notifier.record(StoreChange(reason: .quotaViolationChange, keys: Array(displaced))) }
-            announceVisibleChanges()
-        }
+    /// The one write path: the operation decided from the key's entry (and
+    /// what the store holds), the quota checked, the record appended and
+    /// merged inside the engine's `Mutex` (``EngineState/write(_:replacing:)``);
+    /// then, outside it, a compaction if the journal has grown enough, the commit
+    /// listeners, and the observers.
+    ///
+    /// While a compaction is unfinished for want of room, it is done again
+    /// first: the room must go to its snapshot, or the old segments it would
+    /// remove keep the disk full. A write that finds the disk full compacts
+    /// (the room that removals and overwrites left behind is then free: a
+    /// small disk stayed full however many keys were removed) and is tried once more.
+    private func write(key: String, _ decide: (KeyEntry?, MergedState) throws(KVStoreError) -> JournalRecord.Operation?)
+    throws(KVStoreError) {
+        defer { announceVisibleChanges() }
         do throws(KVStoreError) {
             try QuotaUsage.checkKey(key)
-            lock.lock()
-            defer { lock.unlock() }
-            guard !closed else { throw .io(path: syncDirectory.path, reason: "the store is closed") }
-            let current = merged.visible[key]
-            guard let operation = try decide(current) else { return }
-            if case let .put(key, value) = operation {
-                try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
+            compactor.retryUnfinished(engine)
+            func attempt() throws(KVStoreError) -> EngineState.WriteOutcome? {
+                try engine.withLock { state throws(KVStoreError) in
+                    let current = try state.entryToReplace(key)
+                    guard let operation = try decide(current, state.merged) else { return nil }
+                    return try state.write(operation, replacing: current)
+                }
             }
-            let record = try append(operation)
-            ownLatest = record.stamp.time
-            onAppend?(record)
-            let setAsideBefore = merged.setAside
-            let changed = merged.apply([record], in: deviceID)
-            // The caller knows what it wrote; the quota rule may have moved other keys.
-            unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
-            displaced = merged.setAside.subtracting(setAsideBefore)
-            if writer.shouldCompact && !compactionInFlight { compaction = startCompaction() }
-            committed = true
+            let written: EngineState.WriteOutcome?
+            do throws(KVStoreError) {
+                written = try attempt()
+            } catch {
+                guard case .diskFull = error, case .written = compactor.compact(engine) else { throw error }
+                written = try attempt()
+            }
+            guard let outcome = written else { return }
+            notifier.appended(outcome.record)
+            if outcome.compactionDue { compactor.compactIfDue(engine) }  // the writer that started it writes the snapshot
+            notifier.committed()
+            if !outcome.displaced.isEmpty {
+                notifier.record(StoreChange(reason: .quotaViolationChange, keys: Array(outcome.displaced)))
+            }
         } catch {
             if error.isQuotaViolation { notifier.record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
             throw error
-        }
-    }
-
-    /// Stamps `operation` and appends it to this device's journal. On a full
-    /// disk it compacts the journal first (the room that removals and
-    /// overwrites left behind is then free: a small disk stayed full however
-    /// many keys were removed) and tries once more, stamped anew after the
-    /// snapshot. While a compaction is unfinished for want of room, it is
-    /// tried before each append: the room must go to the snapshot first, or
-    /// the old segments it would remove keep the disk full. Called with the lock held.
-    private func append(_ operation: JournalRecord.Operation) throws(KVStoreError) -> JournalRecord {
-        if unfinishedCompaction != nil { _ = compact(adopting: [], heldBack: []) }
-        func stamped() throws(KVStoreError) -> JournalRecord {
-            JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation, rank: rankKept(by: operation))
-        }
-        let record = try stamped()
-        do {
-            try writer.append(record)
-            return record
-        } catch {
-            guard case .diskFull = error, compact(adopting: [], heldBack: []) != nil else { throw error }
-            let again = try stamped()
-            try writer.append(again)
-            return again
-        }
-    }
-
-    /// The quota rule's place (``JournalRecord/rank``) a write's value takes:
-    /// that of the visible value it replaces (a rename's source), so that a
-    /// write that fits what the store shows is admitted; nil (its own stamp,
-    /// the newest) for a key that shows no value. Called with the lock held.
-    private func rankKept(by operation: JournalRecord.Operation) -> Stamp? {
-        switch operation {
-        case let .put(key, _), let .rename(key, _, _): merged.visible[key]?.rank
-        case .remove, .snapshotEnd: nil
         }
     }
 }

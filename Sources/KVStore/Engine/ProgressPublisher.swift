@@ -3,9 +3,10 @@ import Synchronization
 
 /// What this device says of how far it has got: to the other devices, in its
 /// folder, how far it has read each of them (``ReadProgress``, what their
-/// tombstone collection waits for), at least every ``heartbeatInterval`` so
-/// that they know it runs; to itself, in its state directory, its latest
-/// stamp, which its clock starts past even should its folder be gone.
+/// tombstone collection waits for), at least every half minute so that they
+/// know it runs, and what it adopted of devices that went (``Adoption``); to
+/// itself, in its state directory, its latest stamp, which its clock starts
+/// past even should its folder be gone.
 ///
 /// Every file is written (and fsync'ed) without the store's lock, one writer
 /// at a time: what to write is taken under the store's lock from within
@@ -59,6 +60,19 @@ final class ProgressPublisher: Sendable {
             let since = Date().timeIntervalSince(state.publishedAt)
             guard since >= state.interval else { return }
             publish(&state, heartbeat: since >= state.heartbeatInterval, current)
+        }
+    }
+
+    /// Publishes what this device's folder adopted (`adopted.json`), as
+    /// `current()` says it now (taken under the store's lock), unless it adopted nothing.
+    func publishAdoptions(_ current: () -> [DeviceID: Adoption]?) {
+        state.withLock { _ in
+            guard let adoptions = current(), !adoptions.isEmpty else { return }
+            do {
+                try sync.publish(adoptions, of: device)
+            } catch {
+                warn("cannot publish \(Adoption.fileName): \(error)")
+            }
         }
     }
 

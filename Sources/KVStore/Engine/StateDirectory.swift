@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,11 +11,19 @@ import Glibc
 /// It is created 0700 (with missing parents, as the XDG base-directory spec
 /// asks), its files 0600, and nothing in it is opened through a link (see
 /// ``Folder``). Opened read-only, it is neither created nor written.
-final class StateDirectory {
+final class StateDirectory: Sendable {
     let path: String
     /// The folder; nil when opened read-only and it does not exist.
     private let folder: Folder?
-    private var lockDescriptor: Int32 = -1
+    private let holding = Mutex(Holding())
+
+    /// This process's hold on the folder.
+    private struct Holding {
+        /// The lock file, while this process holds it.
+        var lockDescriptor: Int32 = -1
+        /// What holds the folder, as the lock file says (`mount <mount point>` for a mount).
+        var owner = ""
+    }
 
     init(path: String, readOnly: Bool = false) throws(KVStoreError) {
         self.path = path
@@ -36,7 +45,7 @@ final class StateDirectory {
     func lock(owner: String) throws(KVStoreError) {
         let fd = try writableFolder().openFile("lock", O_RDWR | O_CREAT) ?? -1
         do { try take(fd, LOCK_EX) } catch { close(fd); throw error }
-        lockDescriptor = fd
+        holding.withLock { $0.lockDescriptor = fd }
         recordOwner(owner)
     }
 
@@ -64,7 +73,7 @@ final class StateDirectory {
 
     /// How many seconds a held lock is waited for, by what its lock file says of the holder.
     ///
-    /// - A holder that has said it is closing (``recordClosing(owner:)``: an
+    /// - A holder that has said it is closing (``recordClosing()``: an
     ///   unmounted daemon committing its last writes, a library store being
     ///   closed) lets go once its last fsync is done: up to 30 s on a loaded
     ///   machine and a slow disk, so `umount m && kvfs get k` just works.
@@ -83,19 +92,35 @@ final class StateDirectory {
 
     /// Replaces what the lock file says about its holder (its pid, and a mount point once mounted).
     func recordOwner(_ owner: String) {
-        guard lockDescriptor >= 0 else { return }
-        ftruncate(lockDescriptor, 0)
-        _ = try? Files.writeAll(lockDescriptor, Array("pid \(getpid()) \(owner)\n".utf8), path: lockPath)
+        holding.withLock { holding in
+            holding.owner = owner
+            write(owner, into: holding)
+        }
     }
 
     /// Tells processes waiting for the folder that this one is letting go of it.
-    func recordClosing(owner: String) {
-        recordOwner(owner + Self.closingMark)
+    func recordClosing() {
+        holding.withLock { holding in write(holding.owner + Self.closingMark, into: holding) }
     }
 
+    private func write(_ holder: String, into holding: Holding) {
+        guard holding.lockDescriptor >= 0 else { return }
+        ftruncate(holding.lockDescriptor, 0)
+        _ = try? Files.writeAll(holding.lockDescriptor, Array("pid \(getpid()) \(holder)\n".utf8), path: lockPath)
+    }
+
+    /// Where the store is mounted, as what holds the folder says.
+    var mountPoint: String? {
+        let owner = holding.withLock { $0.owner }
+        return owner.hasPrefix("mount ") ? String(owner.dropFirst("mount ".count)) : nil
+    }
+
+    /// Lets go of the folder.
     func unlock() {
-        if lockDescriptor >= 0 { close(lockDescriptor) }
-        lockDescriptor = -1
+        holding.withLock { holding in
+            if holding.lockDescriptor >= 0 { close(holding.lockDescriptor) }
+            holding.lockDescriptor = -1
+        }
     }
 
     /// Whether a lock file's text (`pid <pid> <owner>`) names this process.

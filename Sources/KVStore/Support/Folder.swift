@@ -20,7 +20,7 @@ import Glibc
 /// swift-system's `FileDescriptor` (the wrapper the founders prefer) has no
 /// `openat`, `mkdirat`, `renameat`, `unlinkat` or `fsync` in its 1.8 release,
 /// and those are the calls this type exists for, so it calls Glibc directly.
-final class Folder {
+final class Folder: Sendable {
     /// The folder's path, for messages.
     let path: String
     /// False for a store opened read-only, and for every folder opened from such a folder:

@@ -100,7 +100,7 @@ struct ReadingTests {
         var slow = try fixture.open("slow", clock: HybridLogicalClock { 1000 })  // a wall clock stuck in 1970
         try slow.set(.integer(2), forKey: "k")
         #expect(slow.value(forKey: "k") == .integer(2), "it read the later write, so it writes after it")
-        slow.lock.withLock { slow.compact() }
+        slow.compact()
         slow.close()
         try FileManager.default.removeItem(atPath: fixture.folder(of: ahead))
         let closing = try #require(DeviceFolderReader(device: slow.deviceID, folder: DeviceFolder(path: fixture.folder(of: slow)),

@@ -46,11 +46,9 @@ final class SimulatedDevice {
         let clock = HybridLogicalClock { UInt64(Int64(time.now) + skew) }
         let store = try DeviceStore(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: name,
                                     clock: clock, warn: { _ in })
-        store.lock.withLock {
-            store.writer.compactionFloor = Self.compactionFloor
-            store.progress.interval = .infinity  // published by the schedule, so that runs replay exactly
-            store.onAppend = { [model] in model.add($0) }
-        }
+        store.engine.withLock { $0.writer.compactionFloor = Self.compactionFloor }
+        store.progress.interval = .infinity  // published by the schedule, so that runs replay exactly
+        store.notifier.listenToAppends { [model] in model.add($0) }
         self.store = store
         id = store.deviceID
     }
@@ -64,7 +62,7 @@ final class SimulatedDevice {
     /// Compacts now, whatever the journal's size.
     func compact() {
         guard let store else { return }
-        store.lock.withLock { store.compact() }
+        store.compact()
     }
 
     /// Publishes reading progress now.

@@ -19,7 +19,7 @@ struct TombstoneCollectionTests {
         ownRecords(store, sync: sync).contains { $0.operation == .remove(key: key) }
     }
 
-    private func compact(_ stores: DeviceStore...) { for store in stores { store.lock.withLock { store.compact() } } }
+    private func compact(_ stores: DeviceStore...) { for store in stores { store.compact() } }
     private func publish(_ stores: DeviceStore...) { for store in stores { store.publishProgress() } }
 
     /// `a` removes `k`; `b` reads the removal and says so; `a` reads that and compacts.

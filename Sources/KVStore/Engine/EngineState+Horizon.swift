@@ -3,15 +3,15 @@ import Foundation
 /// Stamps from the future (SPEC "The sync directory": a remote stamp too far
 /// in the future is held back with a warning instead of dragging the clock
 /// along). See ``HybridLogicalClock/maximumOffset`` and ``HeldBackRecords``.
-extension DeviceStore {
+extension EngineState {
     /// The records of `batch` that merge now, the clock moved past them.
     ///
     /// All of this device's own records do: its clock must pass them, or its
     /// next write would lose to its earlier ones. Another device's records
     /// stamped past the clock's horizon are held back, with a warning when
     /// that device starts being held back — in this device's own folder too,
-    /// where they are records it adopted (``Adoption``). Called with the lock held.
-    func admit(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> [JournalRecord] {
+    /// where they are records it adopted (``Adoption``).
+    mutating func admit(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> [JournalRecord] {
         let horizon = clock.horizon()
         if device == deviceID {
             let adoptedLater = batch.records.filter { $0.stamp.device != deviceID && $0.stamp.time > horizon }
@@ -19,7 +19,7 @@ extension DeviceStore {
             if let latest = batch.latest {  // stamped by this device: a snapshot's end, or a record of a segment
                 clock.observeOwn(latest)
                 if latest > horizon {
-                    warningHandler("this device's own records are stamped up to \(latest), more than \(Self.offsetText) ahead of its clock: it writes after them, and other devices hold its writes back until their clocks come within \(Self.offsetText) of that; check this machine's clock")
+                    warn("this device's own records are stamped up to \(latest), more than \(Self.offsetText) ahead of its clock: it writes after them, and other devices hold its writes back until their clocks come within \(Self.offsetText) of that; check this machine's clock")
                 }
             }
             return batch.records.filter { $0.stamp.device == deviceID || $0.stamp.time <= horizon }
@@ -27,7 +27,7 @@ extension DeviceStore {
         let now = batch.records.filter { $0.stamp.time <= horizon }
         let later = batch.records.filter { $0.stamp.time > horizon }
         if heldBack.hold(later, of: device, replacing: batch.replacesAll), let latest = later.map(\.stamp.time).max() {
-            warningHandler("\(sync.folder(of: device).path): records stamped up to \(latest) are more than \(Self.offsetText) ahead of this device's clock; they are held back until it comes within \(Self.offsetText) of them; check the clocks of both machines")
+            warn("\(sync.folder(of: device).path): records stamped up to \(latest) are more than \(Self.offsetText) ahead of this device's clock; they are held back until it comes within \(Self.offsetText) of them; check the clocks of both machines")
         }
         let within = now.map(\.stamp.time) + [batch.latest].compactMap { $0 }.filter { $0 <= horizon }
         if let latest = within.max() { clock.observe(latest) }
@@ -35,8 +35,8 @@ extension DeviceStore {
     }
 
     /// Merges the held-back records whose time has come; returns the keys
-    /// whose value changed. Called with the lock held.
-    func releaseHeldBack() -> Set<String> {
+    /// whose value changed.
+    mutating func releaseHeldBack() -> Set<String> {
         guard !heldBack.isEmpty else { return [] }
         var changed: Set<String> = []
         for (device, released) in heldBack.release(upTo: clock.horizon()) {
@@ -49,7 +49,7 @@ extension DeviceStore {
 
     /// How far this device has read and merged `device`'s records without a
     /// gap: its reader's ``DeviceFolderReader/contiguous``, short of the first
-    /// record held back. Called with the lock held.
+    /// record held back.
     func mergedUpTo(_ device: DeviceID) -> HLCTimestamp? {
         guard let read = readers[device]?.contiguous else { return nil }
         guard let held = heldBack.earliest(of: device) else { return read }

@@ -1,0 +1,182 @@
+import Synchronization
+
+/// Compacts this device's journal into a snapshot of what its folder keeps
+/// (``snapshot(of:adding:)``), so that the folder holds every record at
+/// every moment and no fsync holds the store's lock.
+///
+/// A compaction goes in three steps:
+/// 1. under the store's lock, it takes what the snapshot keeps and moves the
+///    journal to a new segment (``JournalWriter/beginCompaction(_:stamp:)``),
+///    so that writes go on at once;
+/// 2. without that lock, it makes the old segment durable, writes the
+///    snapshot (fsync'ed) and removes the files the snapshot stands for;
+/// 3. it is done, or, when the snapshot found no room (a full disk),
+///    unfinished: done again in place with what the store holds then (its
+///    removals since make it smaller) before each append, every second and
+///    at close, until it is. This device's writes meanwhile go to the new
+///    segment, which other devices follow only once its snapshot is there.
+///
+/// Its phase is held from the first step to the last, so that one
+/// compaction runs at a time and whoever needs the old segment durable
+/// waits for it (``waitUntilIdle()``); writes never wait for it. It is taken
+/// before the store's lock, never while that is held: ``EngineState`` cannot reach it.
+final class Compactor: Sendable {
+    /// Where compaction stands between two compactions.
+    private enum Phase {
+        /// The last compaction is done, or none ran.
+        case idle
+        /// The last compaction's snapshot could not be written: the next one
+        /// replaces it (``JournalWriter/resnapshot(_:stamp:replacing:)``).
+        case unfinished(JournalWriter.Compaction)
+    }
+
+    /// What a snapshot holds besides this device's own records.
+    struct Additions: Sendable {
+        /// Records of a retired or vanished device, with their stamps.
+        var adopted: [JournalRecord] = []
+        /// Adopted records stamped too far ahead to merge yet.
+        var waiting: [JournalRecord] = []
+    }
+
+    /// How a compaction ended.
+    enum Outcome: Sendable {
+        /// None was needed, or the store is closed.
+        case notNeeded
+        /// It could not start (the log says why).
+        case failed
+        /// Its snapshot could not be written (the log says so once): it is done again later.
+        case unfinished
+        /// Its snapshot, closed by `stamp`, is the folder's snapshot `generation`.
+        case written(stamp: HLCTimestamp, generation: UInt64)
+    }
+
+    private let phase = Mutex(Phase.idle)
+    private let warn: @Sendable (String) -> Void
+
+    init(warn: @escaping @Sendable (String) -> Void) {
+        self.warn = warn
+    }
+
+    /// Compacts now, after the compaction being written, if any (in place of
+    /// an unfinished one). `adding` runs under the store's lock as the
+    /// compaction starts: what its snapshot holds besides this device's
+    /// records, or nil for no compaction.
+    @discardableResult
+    func compact(_ engine: borrowing Mutex<EngineState>,
+                 adding additions: (inout EngineState) -> Additions? = { _ in Additions() }) -> Outcome {
+        phase.withLock { phase in run(engine, &phase, additions) }
+    }
+
+    /// Compacts if the journal has grown enough since its snapshot, unless a
+    /// compaction is being written: after a write, on the writing thread.
+    func compactIfDue(_ engine: borrowing Mutex<EngineState>) {
+        phase.withLockIfAvailable { phase in
+            _ = run(engine, &phase) { $0.writer.shouldCompact ? Additions() : nil }
+        }
+    }
+
+    /// Does an unfinished compaction again, unless a compaction is being
+    /// written: before each append (the room must go to the snapshot first,
+    /// or the old files it would remove keep the disk full) and every second.
+    func retryUnfinished(_ engine: borrowing Mutex<EngineState>) {
+        phase.withLockIfAvailable { phase in
+            guard case .unfinished = phase else { return }
+            _ = run(engine, &phase) { _ in Additions() }
+        }
+    }
+
+    /// Waits for the compaction being written, then does an unfinished one
+    /// again: at close, the last chance for the snapshot this run.
+    func finish(_ engine: borrowing Mutex<EngineState>) {
+        phase.withLock { phase in
+            guard case .unfinished = phase else { return }
+            _ = run(engine, &phase) { _ in Additions() }
+        }
+    }
+
+    /// Returns once no compaction is being written: the segment it retired
+    /// and its snapshot are durable then, unless it is unfinished.
+    func waitUntilIdle() {
+        phase.withLock { _ in }
+    }
+
+    /// What a snapshot of this device's folder keeps: its records that still
+    /// win their key (the newer record of another device stands for one that
+    /// lost), less the tombstones ``TombstoneCollection`` lets go, with the
+    /// records `extra` adopts; those are what the merge takes for the folder
+    /// (`merged`). The snapshot writes them, and the records of the folder
+    /// held back (stamped too far ahead to merge yet) after them (`written`).
+    static func snapshot(of state: EngineState, adding extra: Additions) -> (merged: [JournalRecord], written: [JournalRecord]) {
+        let device = state.deviceID
+        let current = state.merged.records(inFolder: device)
+        let tombstones = current.compactMap { record -> (key: String, readFrom: HLCTimestamp)? in
+            guard case let .remove(key) = record.operation else { return nil }
+            if record.stamp.device == device { return (key, record.stamp.time) }
+            return (state.adoptions[device]?[record.stamp.device]?.at).map { (key, $0) }  // an adopted one
+        }
+        // Every device known, a vanished one's included (its folder may come back), but a retired one.
+        let peers = state.knownDevices.filter { !state.isRetired($0) }.map { peer in
+            TombstoneCollection.Peer(progress: state.sync.progress(of: peer), readUpTo: state.mergedUpTo(peer),
+                                     newest: state.merged.folders[peer] ?? [:])
+        }
+        let collectable = TombstoneCollection.collectable(tombstones, of: device, peers: peers)
+        let kept = current.filter { record in
+            if case let .remove(key) = record.operation { return !collectable.contains(key) }
+            return true
+        } + extra.adopted
+        return (kept, kept + state.heldBack.records(of: device) + extra.waiting)
+    }
+
+    /// How the first step went.
+    private enum Beginning: Sendable {
+        case notNeeded, failed
+        case started(JournalWriter.Compaction, stamp: HLCTimestamp, generation: UInt64)
+    }
+
+    /// One compaction, its phase held: the three steps.
+    private func run(_ engine: borrowing Mutex<EngineState>, _ phase: inout Phase,
+                     _ additions: (inout EngineState) -> Additions?) -> Outcome {
+        let unfinished: JournalWriter.Compaction? = if case let .unfinished(compaction) = phase { compaction } else { nil }
+        let beginning = engine.withLock { state -> Beginning in
+            guard !state.isClosed, let extra = additions(&state) else { return .notNeeded }
+            return begin(&state, adding: extra, replacing: unfinished)
+        }
+        guard case let .started(compaction, stamp, generation) = beginning else {
+            if case .notNeeded = beginning { return .notNeeded }
+            return .failed
+        }
+        do throws(KVStoreError) {
+            try compaction.finish()
+            phase = .idle
+            return .written(stamp: stamp, generation: generation)
+        } catch {
+            if case .idle = phase {
+                warn("compacting the journal could not write its snapshot (\(error)); this device's writes since reach other devices once it can, and kvfs tries again every second")
+            }
+            phase = .unfinished(compaction)
+            return .unfinished
+        }
+    }
+
+    /// The first step, under the store's lock: the snapshot's records taken,
+    /// the journal moved to a new segment (or, in place of an unfinished
+    /// compaction, kept on the one it moved to), and the merge told that the
+    /// folder holds what the snapshot keeps.
+    private func begin(_ state: inout EngineState, adding extra: Additions, replacing unfinished: JournalWriter.Compaction?) -> Beginning {
+        let snapshot = Self.snapshot(of: state, adding: extra)
+        do throws(KVStoreError) {
+            let stamp = Stamp(time: try state.clock.now(), device: state.deviceID)
+            let compaction = if let unfinished {
+                try state.writer.resnapshot(snapshot.written, stamp: stamp, replacing: unfinished)
+            } else {
+                try state.writer.beginCompaction(snapshot.written, stamp: stamp)
+            }
+            state.ownLatest = stamp.time
+            _ = state.noteVisibleChanges(state.merged.replace(recordsIn: state.deviceID, with: snapshot.merged))
+            return .started(compaction, stamp: stamp.time, generation: state.writer.generation)
+        } catch {
+            warn("compaction failed, the journal keeps growing: \(error)")
+            return .failed
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// Reading what other devices wrote.
+extension DeviceStore {
+    /// Reads what other devices wrote since the last call, merges it, and
+    /// reports it (change log and observers): ServerChange for the keys whose
+    /// value changed, QuotaViolationChange for keys the quota rule newly sets
+    /// aside, AccountChange when the sync directory now holds another store.
+    /// Returns the first change, if any.
+    @discardableResult
+    public func refresh() -> StoreChange? {
+        defer { announceVisibleChanges() }
+        let (isOpen, newStoreID, ownFolderGone) = engine.withLock { state in
+            state.isClosed ? (false, nil, false) : (true, state.checkStoreID(), !state.writer.isInPlace)
+        }
+        guard isOpen else { return nil }
+        if let newStoreID {
+            state.rememberedStoreID = newStoreID.storeID
+            if let change = newStoreID.change {
+                notifier.record(change)
+                return change
+            }
+        }
+        if ownFolderGone { writeOwnFolderAgain() }
+        let (setAsideBefore, read) = engine.withLock { state in (state.merged.setAside, state.readOtherDevices()) }
+        var keys = read.changed
+        if !read.vanished.isEmpty { keys.formUnion(adoptVanished(read.vanished)) }
+        let newlySetAside = engine.withLock { state in
+            state.lastSyncTime = Date()
+            return state.merged.setAside.subtracting(setAsideBefore)
+        }
+        var changes: [StoreChange] = []
+        if !keys.isEmpty { changes.append(StoreChange(reason: .serverChange, keys: Array(keys))) }
+        if !newlySetAside.isEmpty { changes.append(StoreChange(reason: .quotaViolationChange, keys: Array(newlySetAside))) }
+        for change in changes { notifier.record(change) }
+        return changes.first
+    }
+
+    /// Someone removed this device's folder (or a synchronizer carried its
+    /// removal over): write it again from what this device holds, so that its
+    /// records stay in the store — and the store's id with them, when the
+    /// whole sync directory went, so that no device takes it for another store.
+    private func writeOwnFolderAgain() {
+        context.warn("\(sync.folder(of: deviceID).path) vanished; writing it again")
+        try? sync.restoreStoreID(storeID)
+        try? sync.setName(deviceName, of: deviceID)
+        compactor.compact(engine)
+        publishOwnAdoptions()
+        progress.forgetPublished()
+    }
+
+    /// InitialSyncChange (or AccountChange) for what changed while this device
+    /// was away, and QuotaViolationChange for what the quota rule set aside meanwhile.
+    func announceInitialSync() {
+        let storeID = engine.withLock { state in
+            state.unannouncedKeys = []  // nothing was shown before this
+            return state.storeID
+        }
+        let remembered = state.rememberedStoreID
+        if !storeID.isEmpty { state.rememberedStoreID = storeID }
+        if let remembered, !remembered.isEmpty, !storeID.isEmpty, remembered != storeID {
+            notifier.record(StoreChange(reason: .accountChange, keys: Array(engine.withLock { $0.merged.visible.keys })))
+            return
+        }
+        let seen = state.seen() ?? ([:], [:])
+        let (changed, setAside) = engine.withLock { $0.changedSince(seen) }
+        if !changed.isEmpty {
+            let change = StoreChange(reason: .initialSyncChange, keys: changed)
+            notifier.holdForFirstObserver(change)
+            notifier.record(change)
+        }
+        if !setAside.isEmpty { notifier.record(StoreChange(reason: .quotaViolationChange, keys: setAside)) }
+    }
+}

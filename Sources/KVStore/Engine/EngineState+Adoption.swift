@@ -1,0 +1,175 @@
+import Foundation
+
+/// What the folders say they adopted of each other (``Adoption``), and what
+/// this device adopts of a retired or vanished device.
+extension EngineState {
+    /// How recently a device that has not closed its store must have changed
+    /// its folder to look alive to `kvfs retire`.
+    static let aliveWindow: TimeInterval = 120
+
+    /// What adopting a device takes, planned inside the engine's `Mutex` as
+    /// the compaction that writes the copies starts.
+    struct AdoptionPlan: Sendable {
+        let device: DeviceID
+        /// Whether someone retires it, rather than its folder having vanished.
+        let retired: Bool
+        /// Its records that still win and no other folder holds.
+        let copies: [JournalRecord]
+        /// Its records stamped too far ahead to merge yet: kept all the same.
+        let waiting: [JournalRecord]
+        /// How far this device has read its folder without a gap.
+        let upTo: HLCTimestamp?
+        /// What its folder adopted of others.
+        let inherited: [DeviceID: Adoption]
+
+        /// How many of its values, and of its removals, are kept.
+        var kept: (values: Int, removals: Int) {
+            (copies.count { $0.changes[0].value != nil }, copies.count { $0.changes[0].value == nil })
+        }
+        /// Whether this device's snapshot must hold records of it.
+        var needsSnapshot: Bool { !copies.isEmpty || !waiting.isEmpty }
+        /// Whether there is anything to record at all.
+        var isNeeded: Bool { retired || needsSnapshot || !inherited.isEmpty }
+    }
+
+    /// What adopting `device` takes now.
+    func planAdoption(of device: DeviceID, retired: Bool) -> AdoptionPlan {
+        AdoptionPlan(device: device, retired: retired,
+                     copies: merged.records(inFolder: device).filter { !merged.holds($0, outside: device) },
+                     waiting: heldBack.records(of: device), upTo: readers[device]?.contiguous,
+                     inherited: (adoptions[device] ?? [:]).filter { $0.key != deviceID })
+    }
+
+    /// Records an adoption made at `at`, whose copies are in this device's
+    /// snapshot `generation` (0: none were needed); the folder says so once
+    /// ``ProgressPublisher/publishAdoptions(_:)`` has written it.
+    mutating func recordAdoption(_ plan: AdoptionPlan, at: HLCTimestamp, generation: UInt64) {
+        if plan.needsSnapshot {
+            heldBack.forget(plan.device)
+            _ = heldBack.hold(plan.waiting, of: deviceID, replacing: false)
+        }
+        let name = displayName(of: plan.device)
+        var entries = plan.inherited.mapValues { Adoption(upTo: $0.upTo, generation: generation, at: at, retired: $0.retired, name: $0.name) }
+        entries[plan.device] = Adoption(upTo: plan.upTo, generation: generation, at: at, retired: plan.retired, name: name)
+        adoptions[deviceID, default: [:]].merge(entries) { $0.merged(with: $1) }
+    }
+
+    /// Stops reading the folder of a device whose records this device
+    /// adopted (`kept` of them) when its folder vanished, and says so.
+    /// Returns the keys whose visible entry changed.
+    mutating func forgetVanished(_ device: DeviceID, kept: (values: Int, removals: Int)) -> Set<String> {
+        if kept.values + kept.removals > 0 {
+            warn("""
+                devices/\(device.hex) (\(displayName(of: device))) vanished; its \(kept.values) values and \
+                \(kept.removals) removals that still count are kept in this device's folder (\(writer.folder.path)). \
+                Nothing is lost; if the folder went by mistake and the device still runs, it writes it again
+                """)
+        }
+        return forgetFolder(of: device)
+    }
+
+    /// Stops reading a device's folder (gone, or retired); returns the keys whose visible entry changed.
+    @discardableResult
+    mutating func forgetFolder(of device: DeviceID) -> Set<String> {
+        heldBack.forget(device)
+        if let reader = readers.removeValue(forKey: device) { remembered[device] = reader.contiguous ?? ReadProgress.nothing }
+        adoptions[device] = nil
+        return noteVisibleChanges(merged.replace(recordsIn: device, with: []))
+    }
+
+    /// Reads what every folder says it adopted and applies the retirements
+    /// in force (``Adoption``): a retired device's own folder's records up to
+    /// the adopted stamp are ignored, and read again should that stamp fall
+    /// (its adopter vanished, unretired). A vanished device's folder is not
+    /// filtered: it may come back, still writing. Returns the keys whose
+    /// visible entry changed.
+    mutating func applyAdoptions() -> Set<String> {
+        // Only folders that adopted something are kept: `isRetired` and the status look through every
+        // entry for each device, which with an entry per folder cost n² (minutes, with the store's lock
+        // held, for a sync directory holding 20,000 empty device folders).
+        for device in sync.devices() where device != deviceID {
+            let adopted = sync.adoptions(of: device)
+            adoptions[device] = adopted.isEmpty ? nil : adopted
+        }
+        if adoptions[deviceID] == nil { adoptions[deviceID] = sync.adoptions(of: deviceID) }  // then kept here
+        var upTo: [DeviceID: HLCTimestamp] = [:]
+        for (folder, entries) in adoptions {
+            let generationRead = folder == deviceID ? UInt64.max : readers[folder]?.snapshotGeneration ?? 0
+            for case let (device, entry) in entries where entry.retired && entry.generation <= generationRead {
+                if let time = entry.upTo { upTo[device] = max(upTo[device] ?? time, time) }
+            }
+        }
+        if let own = upTo[deviceID] { clock.observeOwn(own) }  // its next writes must not be taken for adopted ones
+        var changed: Set<String> = []
+        for device in Set(upTo.keys).union(adoptedUpTo.keys) where upTo[device] != adoptedUpTo[device] {
+            let before = adoptedUpTo[device]
+            adoptedUpTo[device] = upTo[device]
+            if let time = upTo[device], before.map({ time > $0 }) ?? true {
+                changed.formUnion(merged.forget(recordsIn: device, upTo: time))
+            } else {
+                changed.formUnion(reread(device))
+            }
+        }
+        return noteVisibleChanges(changed)
+    }
+
+    /// Every other device this one knows of: with a folder here, read before
+    /// (``remembered``), or adopted by some folder.
+    var knownDevices: Set<DeviceID> {
+        Set(sync.devices()).union(readers.keys).union(merged.folders.keys).union(remembered.keys)
+            .union(adoptions.values.flatMap(\.keys)).subtracting([deviceID])
+    }
+
+    /// Whether `device` was retired and nothing it wrote since was read here: nobody waits for it any more.
+    func isRetired(_ device: DeviceID) -> Bool {
+        adoptions.values.contains { $0[device]?.retired == true } && (merged.folders[device] ?? [:]).isEmpty
+    }
+
+    /// Reads a device's folder again from its beginning.
+    private mutating func reread(_ device: DeviceID) -> Set<String> {
+        guard device == deviceID || sync.devices().contains(device) else { return [] }
+        let reader = DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
+        readers[device] = reader
+        var batch = reader.readNew()
+        batch.replacesAll = true
+        return merge(batch, from: device)
+    }
+
+    // MARK: Retiring
+
+    /// The name of `device`, and whether its folder is here, once it may be
+    /// retired. Refused for this device, an unknown one, and, unless `force`,
+    /// one that looks alive or whose folder has not fully arrived.
+    mutating func checkRetirable(_ device: DeviceID, force: Bool) throws(KVStoreError) -> (name: String, present: Bool) {
+        let name = displayName(of: device)
+        let label = "\(name) (\(device.hex))"
+        guard !isClosed else { throw .io(path: sync.path, reason: "the store is closed") }
+        guard device != deviceID else { throw .retireRefused(device: label, reason: "it is this device; retire it from another one") }
+        let present = sync.devices().contains(device)
+        guard present || knownDevices.contains(device) else {
+            throw .retireRefused(device: label, reason: "no such device here (`kvfs devices` lists them)")
+        }
+        if !force { try refuseIfAliveOrIncomplete(device, label: label) }
+        return (name, present)
+    }
+
+    /// Refuses to retire a device that looks alive, or whose folder has not fully arrived.
+    private func refuseIfAliveOrIncomplete(_ device: DeviceID, label: String) throws(KVStoreError) {
+        let progress = sync.progress(of: device)
+        let read = readers[device]?.contiguous
+        if let own = progress?.own, read.map({ $0 < own }) ?? true {
+            throw .retireRefused(device: label, reason: """
+                its folder has not fully arrived here: it wrote up to \(own), and this copy of devices/\(device.hex) \
+                holds its records up to \(read?.description ?? "nothing") without a gap; wait for the synchronizer, \
+                or pass --force to keep only what is here
+                """)
+        }
+        if progress?.closed != true, let changed = sync.folder(of: device).lastChange(),
+           Date().timeIntervalSince(changed) < Self.aliveWindow {
+            throw .retireRefused(device: label, reason: """
+                it looks alive: it has not closed its store, and its folder changed \
+                \(Int(Date().timeIntervalSince(changed))) s ago; unmount it first, or pass --force
+                """)
+        }
+    }
+}

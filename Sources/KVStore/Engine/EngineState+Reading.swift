@@ -1,0 +1,75 @@
+import Foundation
+
+/// Reading the device folders, and saying how far this device has read them.
+extension EngineState {
+    /// Reads every other device's new records, and applies the adoptions the
+    /// folders publish. Returns the keys whose visible entry changed, and
+    /// the devices whose folders vanished without anyone retiring them: the
+    /// store keeps what they held (``DeviceStore/adoptVanished(_:)``) once it
+    /// has let go of the lock, for that takes a compaction.
+    mutating func readOtherDevices() -> (changed: Set<String>, vanished: [DeviceID]) {
+        var changed = releaseHeldBack()
+        let present = sync.devices()
+        for device in present where device != deviceID {
+            if names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go
+            let reader = readers[device] ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
+            readers[device] = reader
+            changed.formUnion(merge(reader.readNew(), from: device))
+        }
+        changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
+        let presentSet = Set(present)  // a lookup per reader: an array's contains made each refresh n²
+        let vanished = readers.keys.filter { $0 != deviceID && !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }
+        return (changed, vanished)
+    }
+
+    /// Merges what a reader found in `device`'s folder, moving the clock
+    /// past it, less what is stamped too far ahead (``admit(_:from:)``) and
+    /// what that folder holds of its records that another folder adopted;
+    /// returns the keys whose visible entry changed.
+    mutating func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<String> {
+        var records = admit(batch, from: device)
+        if let adopted = adoptedUpTo[device] { records.removeAll { $0.stamp.time <= adopted } }
+        return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsIn: device, with: records)
+                                                    : merged.apply(records, in: device))
+    }
+
+    /// Takes up what this device noted of itself in its state directory
+    /// (`lastOwnStamp`), and what it said when it last published its progress.
+    /// Its clock moves past everything it wrote (records adopted from it,
+    /// should its folder have vanished, are ignored in its folder up to where
+    /// they were read, so its next writes must come after them) and
+    /// everything it had read: other devices may have dropped tombstones on
+    /// the strength of it (``TombstoneCollection``), so its next writes must
+    /// come after them even if the folders it read are gone or not here yet.
+    /// And it still knows the devices it had read whose folders are not here now (``remembered``).
+    mutating func observePublishedProgress(lastOwnStamp: HLCTimestamp?) {
+        if let lastOwnStamp { clock.observeOwn(lastOwnStamp) }  // its folder may be gone, and adopted by others
+        guard let progress = sync.progress(of: deviceID) else { return }
+        for time in progress.read.values { clock.observe(time) }
+        remembered = progress.read.filter { $0.key != deviceID }
+    }
+
+    /// How far this device has read every other one it knows, as its
+    /// progress file says it (``ProgressPublisher``); nil when it publishes
+    /// nothing (opened read-only, or another process took its folder).
+    func readProgress(closing: Bool = false) -> ReadProgress? {
+        guard !context.isReadOnly && !writer.isDisplaced else { return nil }
+        var read = remembered.filter { readers[$0.key] == nil && !isRetired($0.key) }
+        for device in readers.keys where device != deviceID { read[device] = mergedUpTo(device) ?? ReadProgress.nothing }
+        return ReadProgress(own: ownLatest, read: read, closed: closing)
+    }
+
+    /// What changed while this device was away, against what it showed when
+    /// it closed (`seen`): the keys whose visible entry another device
+    /// changed (its own writes are not news to it), and the keys newly set
+    /// aside. Counts as the first sync.
+    mutating func changedSince(_ seen: (visible: [String: Stamp], setAside: [String: Stamp])) -> (changed: [String], setAside: [String]) {
+        lastSyncTime = Date()
+        let shown = Set(seen.visible.keys).union(merged.visible.keys)
+        let changed = shown.filter { key in
+            let entry = merged.visible[key]
+            return entry?.stamp != seen.visible[key] && entry?.stamp.device != deviceID
+        }
+        return (Array(changed), merged.setAside.filter { merged.winners[$0]?.stamp != seen.setAside[$0] })
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// What reads and writes of a store need, and the operations on it: the
+/// merge of every device folder's records, this device's journal writer,
+/// the readers of the folders, and what the folders say of each other.
+///
+/// It lives inside the store's `Mutex` (``DeviceStore``), and its methods
+/// are exactly the operations that need that lock, as LevelDB marks its
+/// members `GUARDED_BY(mutex_)`: nothing outside the mutex can reach it.
+/// The store's other owners (``Compactor``, ``ProgressPublisher``,
+/// ``HealthMonitor``, ``ChangeNotifier``) take this lock for as long as it
+/// takes to copy or change what they need, and do their own work, the disk's
+/// fsyncs included, without it; this state cannot reach them, so the lock
+/// is never held while one of theirs is taken.
+struct EngineState {
+    let context: StoreContext
+    /// The last-writer-wins merge of the folders' records, with the quota rule on top.
+    var merged = MergedState()
+    /// Appends this device's records to its folder.
+    var writer: JournalWriter
+    /// A reader per device folder that is read, this device's own included.
+    var readers: [DeviceID: DeviceFolderReader] = [:]
+    /// Other devices' records stamped too far ahead of this device's clock, for later.
+    var heldBack = HeldBackRecords()
+    /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
+    var adoptions: [DeviceID: [DeviceID: Adoption]] = [:]
+    /// Per adopted device, the stamp up to which its own folder's records are ignored: the adoptions in force here.
+    var adoptedUpTo: [DeviceID: HLCTimestamp] = [:]
+    /// Devices this device has read whose folders are not here now (vanished,
+    /// or not arrived yet after a restart), with how far it had read them:
+    /// they stay in its progress, and hold tombstones back, until retired.
+    var remembered: [DeviceID: HLCTimestamp] = [:]
+    /// The names devices gave themselves, remembered should their folders go.
+    var names: [DeviceID: String] = [:]
+    /// The sync directory's store id; empty until it arrives.
+    var storeID: String
+    /// The latest stamp in this device's own folder: what its progress calls `own`.
+    var ownLatest: HLCTimestamp?
+    /// When other devices' records were last read.
+    var lastSyncTime: Date?
+    /// Keys whose visible entry changed and that the visibility observers have not been told of.
+    var unannouncedKeys: Set<String> = []
+    /// Whether the store is closed: nothing is written any more.
+    var isClosed = false
+
+    /// The state of a store being opened: this device's own folder, as
+    /// `ownReader` read it (`own`), then every other device's.
+    ///
+    /// - Parameter lastOwnStamp: the latest own stamp the state directory noted.
+    init(context: StoreContext, writer: JournalWriter, ownReader: DeviceFolderReader, own: DeviceFolderReader.Batch,
+         storeID: String, lastOwnStamp: HLCTimestamp?) {
+        self.context = context
+        self.writer = writer
+        self.storeID = storeID
+        readers[context.deviceID] = ownReader
+        _ = merge(own, from: deviceID)
+        ownLatest = own.latest
+        observePublishedProgress(lastOwnStamp: lastOwnStamp)
+        _ = readOtherDevices()
+    }
+
+    var deviceID: DeviceID { context.deviceID }
+    var sync: SyncDirectory { context.sync }
+    var clock: HybridLogicalClock { context.clock }
+    func warn(_ message: String) { context.warn(message) }
+
+    // MARK: Writing
+
+    /// What a write did, for what the store does once it has let go of the lock.
+    struct WriteOutcome {
+        /// The record appended.
+        var record: JournalRecord
+        /// Keys the quota rule newly set aside.
+        var displaced: Set<String>
+        /// Whether the journal has grown enough to be compacted.
+        var compactionDue: Bool
+    }
+
+    /// The entry a write to `key` replaces, for the caller to decide the
+    /// write from; throws once the store is closed.
+    func entryToReplace(_ key: String) throws(KVStoreError) -> KeyEntry? {
+        guard !isClosed else { throw .io(path: sync.path, reason: "the store is closed") }
+        return merged.visible[key]
+    }
+
+    /// The one write: checks the quota, appends the record of `operation`
+    /// and merges it. `current` is the entry it replaces (``entryToReplace(_:)``).
+    mutating func write(_ operation: JournalRecord.Operation, replacing current: KeyEntry?) throws(KVStoreError) -> WriteOutcome {
+        if case let .put(key, value) = operation {
+            try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
+        }
+        let record = try append(operation)
+        let setAsideBefore = merged.setAside
+        let changed = merged.apply([record], in: deviceID)
+        // The caller knows what it wrote; the quota rule may have moved other keys.
+        unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
+        return WriteOutcome(record: record, displaced: merged.setAside.subtracting(setAsideBefore), compactionDue: writer.shouldCompact)
+    }
+
+    /// Stamps `operation` and appends it to this device's journal: the one
+    /// place where the journal grows, but for a compaction's new segment.
+    private mutating func append(_ operation: JournalRecord.Operation) throws(KVStoreError) -> JournalRecord {
+        let record = JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
+                                   rank: rankKept(by: operation))
+        try writer.append(record)
+        ownLatest = record.stamp.time
+        return record
+    }
+
+    /// The quota rule's place (``JournalRecord/rank``) a write's value takes:
+    /// that of the visible value it replaces (a rename's source), so that a
+    /// write that fits what the store shows is admitted; nil (its own stamp,
+    /// the newest) for a key that shows no value.
+    private func rankKept(by operation: JournalRecord.Operation) -> Stamp? {
+        switch operation {
+        case let .put(key, _), let .rename(key, _, _): merged.visible[key]?.rank
+        case .remove, .snapshotEnd: nil
+        }
+    }
+
+    // MARK: Telling
+
+    /// Keeps `keys` for the visibility observers, and returns them.
+    mutating func noteVisibleChanges(_ keys: Set<String>) -> Set<String> {
+        unannouncedKeys.formUnion(keys)
+        return keys
+    }
+
+    /// The keys the visibility observers have not been told of, forgotten here.
+    mutating func takeUnannouncedKeys() -> Set<String> {
+        defer { unannouncedKeys = [] }
+        return unannouncedKeys
+    }
+
+    /// A device's name: as its folder says (remembered once read), or as an adoption of it says, or its id.
+    mutating func displayName(of device: DeviceID) -> String {
+        if device == deviceID { return context.deviceName }
+        if let name = names[device] ?? sync.name(of: device) {
+            names[device] = name
+            return name
+        }
+        return adoptions.values.lazy.compactMap { $0[device]?.name }.first ?? device.hex
+    }
+
+    // MARK: Closing
+
+    /// What closing leaves to do without the lock.
+    struct Closing: Sendable {
+        /// The fsync that makes the last writes durable.
+        var syncPoint: JournalWriter.SyncPoint?
+        /// What this device shows: the stamp of each visible key, and of each key set aside.
+        var visible: [String: Stamp], setAside: [String: Stamp]
+    }
+
+    /// Closes the state: no write or refresh after this one. Nil when it was closed already.
+    mutating func close() -> Closing? {
+        guard !isClosed else { return nil }
+        isClosed = true
+        return Closing(syncPoint: (try? writer.syncPoint()) ?? nil, visible: merged.visible.mapValues(\.stamp),
+                       setAside: merged.winners.filter { merged.setAside.contains($0.key) }.mapValues(\.stamp))
+    }
+}
