@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,24 +9,24 @@ import Glibc
 /// survives remounts, and keeps its newest half when it passes its cap. It
 /// is private (0600) and never written through a link; a store opened
 /// read-only leaves it alone.
-final class ChangeLog: @unchecked Sendable {
+final class ChangeLog: Sendable {
     let path: String
     let capacity: Int
     private let isWritable: Bool
-    private let lock = NSLock()
-    private var nextSequence: Int
+    /// The next line's sequence number; held while a line is appended, so that lines go one at a time.
+    private let nextSequence: Mutex<Int>
 
     init(path: String, capacity: Int = 1 << 20, isWritable: Bool = true) {
         self.path = path
         self.capacity = capacity
         self.isWritable = isWritable
-        nextSequence = Self.lastSequence(path) + 1
+        nextSequence = Mutex(Self.lastSequence(path) + 1)
     }
 
     /// Appends a line for `change`.
     func append(_ change: StoreChange) {
         guard isWritable else { return }
-        lock.withLock {
+        nextSequence.withLock { nextSequence in
             let line = Self.line(change, sequence: nextSequence)
             nextSequence += 1
             guard let fd = try? Files.openForAppending(path) else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,12 +9,13 @@ import Glibc
 /// folders a synchronizer writes on this machine), and every `pollInterval`
 /// in any case, which is all there is on NFS and other folders whose changes
 /// are made by other machines (`polling: true` skips inotify altogether).
-public final class SyncWatcher: @unchecked Sendable {
+public final class SyncWatcher: Sendable {
     private let store: DeviceStore
     private let pollInterval: TimeInterval
     private let inotify: Int32
     private let stopPipe: [Int32]
-    private var thread: Thread?
+    /// Whether the watcher's thread is done with the store.
+    private let finished = Atomic(false)
 
     /// Starts watching `store`'s sync directory.
     ///
@@ -39,9 +41,11 @@ public final class SyncWatcher: @unchecked Sendable {
         pipe(&fds)
         stopPipe = fds
         watchFolders()
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            run()
+            finished.store(true, ordering: .releasing)
+        }
         thread.name = "kvfs-sync-watcher"
-        self.thread = thread
         thread.start()
     }
 
@@ -55,7 +59,7 @@ public final class SyncWatcher: @unchecked Sendable {
     public func stop() {
         var byte: UInt8 = 1
         write(stopPipe[1], &byte, 1)
-        while thread?.isFinished == false { usleep(1000) }
+        while !finished.load(ordering: .acquiring) { usleep(1000) }
     }
 
     /// Watches the sync directory, its devices folder and every other device's
