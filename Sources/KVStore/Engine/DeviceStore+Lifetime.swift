@@ -64,13 +64,18 @@ extension DeviceStore {
         state.unlock()
     }
 
+    /// Starts the once-a-second work (``tick()``).
+    func startTicking() {
+        ticker.start { [weak self] in self?.tick() }
+    }
+
     /// Bounds how long an acknowledged write waits for fsync (one second),
     /// publishes reading progress now and then (``ProgressPublisher``: at
     /// least every half minute, so others know this device runs), notes its
     /// latest stamp, and logs what newly keeps devices from getting each
     /// other's writes (``HealthMonitor``): on the ticker's queue, the disk's
     /// work done without the lock.
-    func tick() {
+    private func tick() {
         compactor.retryUnfinished(engine)
         let (isOpen, point): (Bool, JournalWriter.SyncPoint?) = engine.withLock { state in
             // An error reaches the next flush() or close() that asks.

@@ -45,9 +45,9 @@ public final class DeviceStore: Sendable {
     let state: StateDirectory
     /// What reads and writes need.
     let engine: Mutex<EngineState>
-    /// Compacts the journal, without `engine`'s lock but to start.
+    /// Compacts the journal; only a compaction's first step takes `engine`'s lock.
     let compactor: Compactor
-    /// What this device says of how far it has read the others, and of its latest stamp.
+    /// What this device says of how far it has read the others, of what it adopted, and of its latest stamp.
     let progress: ProgressPublisher
     /// The change log and everyone listening to the store.
     let notifier: ChangeNotifier
@@ -129,7 +129,7 @@ public final class DeviceStore: Sendable {
         guard !readOnly else { return }
         announceInitialSync()
         publishProgress()
-        ticker.start { [weak self] in self?.tick() }
+        startTicking()
     }
 
     deinit { close() }
