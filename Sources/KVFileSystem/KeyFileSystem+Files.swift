@@ -120,8 +120,7 @@ extension KeyFileSystem {
     }
 
     /// Commits what is left (a bare O_TRUNC or O_CREAT whose last close was
-    /// not this process's, see ``flush``) and drops the buffer. Its signature must be FUSEKit's
-    /// exactly (no `request:`), or the protocol's empty default runs instead.
+    /// not this process's, see ``flush``) and drops the buffer.
     public func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags) {
         try? commit(handle)
         _ = lock.withLock { files.removeValue(forKey: handle) }
