@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "MountTests", dependencies: ["KVStore"]),
         // LinuxSystem: for ChildProcess.swift, linked from kvfs-bench.
         .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "LinuxSystem"]),
-        .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit", "LinuxSystem"]),
+        .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests"),
     ],

@@ -2,8 +2,10 @@ import Foundation
 import FUSEKit
 import KVStore
 import KVSyncthing
+import LinuxSystem
 import Logging
 import Synchronization
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -106,8 +108,8 @@ public enum KVMount {
     public static func unmount(_ mountPoint: String) throws {
         guard isMounted(mountPoint) else { throw MountError("\(mountPoint) is not a kvfs mount") }
         let daemon = daemonProcess(of: mountPoint)
-        let status = run("/bin/fusermount3", ["-u", mountPoint])
-        guard status == 0 else { throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)") }
+        let status = try? Spawn("/bin/fusermount3", ["-u", mountPoint]).run()
+        guard status?.succeeded == true else { throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)") }
         guard let daemon else { return }
         for _ in 0..<100 where isRunningDaemon(daemon) { usleep(10_000) }
         guard isRunningDaemon(daemon) else { return }
@@ -144,18 +146,20 @@ public enum KVMount {
     /// Says in one line why `/dev/fuse` cannot be opened, before libfuse
     /// tries (it prints a message of its own and a guess about the cause).
     static func checkFUSEDevice() throws {
-        let fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)
-        guard fd < 0 else {
-            close(fd)
-            return
-        }
-        switch errno {
-        case ENOENT, ENODEV, ENXIO:
-            throw MountError("/dev/fuse does not exist: load the fuse kernel module (modprobe fuse), or give the container the device")
-        case EACCES, EPERM:
-            throw MountError("no permission to open /dev/fuse (\(String(cString: strerror(errno)))): it must be readable and writable for you, as its usual mode 0666 makes it")
-        default:
-            throw MountError("cannot open /dev/fuse: \(String(cString: strerror(errno)))")
+        do {
+            let device = try SystemCallError.naming("open", "/dev/fuse") {
+                try FileDescriptor.open("/dev/fuse", .readWrite, options: .closeOnExec)
+            }
+            try? device.close()
+        } catch {
+            switch error.errno {
+            case .noSuchFileOrDirectory, .operationNotSupportedByDevice, .noSuchAddressOrDevice:
+                throw MountError("/dev/fuse does not exist: load the fuse kernel module (modprobe fuse), or give the container the device")
+            case .permissionDenied, .notPermitted:
+                throw MountError("no permission to open /dev/fuse (\(error.errno)): it must be readable and writable for you, as its usual mode 0666 makes it")
+            default:
+                throw MountError("cannot open /dev/fuse: \(error.errno)")
+            }
         }
     }
 
@@ -164,16 +168,10 @@ public enum KVMount {
         message.hasPrefix("fuse: ") ? String(message.dropFirst(6)) : message
     }
 
-    /// Whether /proc/self/mountinfo lists a kvfs mount at `path`. The table is
-    /// decoded leniently: one foreign mount whose name is not UTF-8 must not
-    /// hide every kvfs mount.
+    /// Whether /proc/self/mountinfo lists a kvfs mount at `path`.
     static func isMounted(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: "/proc/self/mountinfo") else { return false }
-        let table = String(decoding: data, as: UTF8.self)
-        return table.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 4 && unescape(fields[4]) == path && line.contains(" - fuse.kvfs ")
-        }
+        let table = (try? ProcessFolder.current.mounts()) ?? []
+        return table.contains { $0.mountPoint == path && $0.type == "fuse.kvfs" }
     }
 
     /// The pid of the daemon serving `mountPoint`, as its `.kvfs/status` says.
@@ -186,29 +184,9 @@ public enum KVMount {
     /// Whether process `pid` is still a running kvfs: not gone, not a
     /// zombie, and named kvfs (a reused pid would be another program).
     private static func isRunningDaemon(_ pid: pid_t) -> Bool {
-        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-              let comm = FileManager.default.contents(atPath: "/proc/\(pid)/comm") else { return false }
-        let fields = String(decoding: stat, as: UTF8.self)
-        guard let close = fields.lastIndex(of: ")") else { return false }
-        let state = fields[fields.index(after: close)...].trimmingCharacters(in: .whitespaces).first
-        return state != "Z" && String(decoding: comm, as: UTF8.self) == "kvfs\n"
-    }
-
-    private static func unescape(_ field: Substring) -> String {
-        field.replacingOccurrences(of: "\\040", with: " ").replacingOccurrences(of: "\\011", with: "\t")
-            .replacingOccurrences(of: "\\012", with: "\n").replacingOccurrences(of: "\\134", with: "\\")
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        // From "/": Process fails to start a child in a folder this user cannot enter,
-        // and `kvfs unmount` may be typed anywhere.
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        let process = ProcessFolder(pid: pid)
+        guard let zombie = try? process.isZombie(), let name = try? process.name() else { return false }
+        return !zombie && name == "kvfs"
     }
 }
 

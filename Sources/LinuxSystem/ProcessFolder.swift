@@ -72,7 +72,7 @@ public struct ProcessFolder: Hashable, Sendable {
 
     /// Renames the process (its `comm`, which `ps`, `top` and `pgrep` show);
     /// only a process's own name, or one of its threads', can be changed.
-    public func rename(_ name: String) throws(SystemCallError) {
+    public func setName(_ name: String) throws(SystemCallError) {
         let file = try SystemCallError.naming("open", path + "/comm") {
             try FileDescriptor.open(path + "/comm", .writeOnly, options: .closeOnExec)
         }
