@@ -64,6 +64,7 @@ let package = Package(
         // LinuxSystem: for ChildProcess.swift, linked from kvfs-bench.
         .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "LinuxSystem"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests"),
     ],
