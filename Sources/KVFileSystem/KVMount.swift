@@ -47,6 +47,7 @@ public enum KVMount {
         let libfuseSaid = Mutex<String?>(nil)
         LibfuseLog.setHandler { message in libfuseSaid.withLock { $0 = message } }
         var sessionCreated = false
+        let resolvedMountPoint = resolved(mountPoint)
         do {
             let options = MountOptions(fsName: "kvfs:" + configuration.syncDirectory.path, subtype: "kvfs",
                                        debug: configuration.debug, other: configuration.mountOptions)
@@ -62,7 +63,7 @@ public enum KVMount {
         let fuseLogger = Logger(label: "kvfs.fuse")
         LibfuseLog.setHandler { message in fuseLogger.debug("\(message)") }
         invalidator.attach(session)
-        fileSystem.mounted(at: configuration.mountPoint)
+        fileSystem.mounted(at: resolvedMountPoint)
         let observer = store.addVisibilityObserver { keys in fileSystem.keysChanged(keys) }
         let watcher = SyncWatcher(store: store, pollInterval: configuration.pollInterval, polling: configuration.polling)
         let syncthingLogger = Logger(label: "kvfs.syncthing")
@@ -105,8 +106,9 @@ public enum KVMount {
     /// mount in another mount namespace keeps the connection alive after
     /// `fusermount3 -u`, and only the daemon can end it
     /// (``FUSESession/stop()`` aborts it).
-    public static func unmount(_ mountPoint: String) throws {
-        guard isMounted(mountPoint) else { throw MountError("\(mountPoint) is not a kvfs mount") }
+    public static func unmount(_ path: String) throws {
+        let mountPoint = mountTablePath(path)
+        guard isMounted(mountPoint) else { throw MountError("\(path) is not a kvfs mount") }
         let daemon = daemonProcess(of: mountPoint)
         let status = try? Spawn("/bin/fusermount3", ["-u", mountPoint]).run()
         guard status?.succeeded == true else { throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)") }
@@ -161,6 +163,31 @@ public enum KVMount {
                 throw MountError("cannot open /dev/fuse: \(error.errno)")
             }
         }
+    }
+
+    /// `path` with its symbolic links resolved, as mountinfo names a mount
+    /// point (`path` itself when it cannot be resolved). Only for a path not
+    /// yet mounted: resolving a FUSE mount point asks its filesystem.
+    private static func resolved(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `path` as the mount table names a mount there: symbolic links in the
+    /// folders above it and at its end (`kvfs mount lnk` mounts at lnk's
+    /// target) resolved, with no look at the mount itself, which would ask
+    /// its filesystem (a hung daemon's would hang `kvfs unmount`).
+    static func mountTablePath(_ path: String) -> String {
+        var candidate = path
+        for _ in 0..<40 where !isMounted(candidate) {  // 40: the kernel's limit on links in one path
+            let name = (candidate as NSString).lastPathComponent
+            let folder = resolved((candidate as NSString).deletingLastPathComponent)
+            candidate = (folder as NSString).appendingPathComponent(name)
+            guard !isMounted(candidate), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: candidate) else { break }
+            candidate = target.hasPrefix("/") ? target : (folder as NSString).appendingPathComponent(target)
+        }
+        return candidate
     }
 
     /// libfuse's message without its "fuse: " prefix.

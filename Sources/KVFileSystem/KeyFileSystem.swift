@@ -45,7 +45,9 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
         Allocator.mapLargeBlocks()
     }
 
-    /// Tells the filesystem where it is mounted (once mounted, before serving).
+    /// Tells the filesystem where it is mounted (once mounted, before
+    /// serving): `mountPoint` with its links resolved, as mountinfo names it
+    /// (resolved before mounting: a look at a mount point asks its filesystem).
     public func mounted(at mountPoint: String) {
         let found = ProcessFiles(mountPoint: mountPoint)
         lock.withLock { processFiles = found }
