@@ -3,6 +3,7 @@ import Foundation
 import KVFileSystem
 import KVStore
 import KVSyncthing
+import LinuxSystem
 
 /// `kvfs mount MOUNTPOINT`: serves the store as a filesystem. Returns once the
 /// mount is ready, leaving a daemon behind, unless `--foreground`.
@@ -55,7 +56,9 @@ struct MountCommand: ParsableCommand {
         // was started from would keep that folder's disk from being unmounted.
         chdir("/")
         if Daemon.isChild {
-            try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // As the store makes its folders: 0700 less the umask, never chmod'ed
+            // (an error here is the store's to report when it opens the folder).
+            try? makeFolders(state.path, mode: 0o700)
             DaemonLog.writeToFile(log)
         }
         var failure: CommandError?
