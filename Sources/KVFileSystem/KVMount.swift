@@ -101,25 +101,46 @@ public enum KVMount {
         return status
     }
 
-    /// Unmounts, and waits (up to 11 s) for the daemon to commit and exit.
+    /// Unmounts, and waits (up to 11 s) for the daemon to commit and exit:
+    /// every thread of it ended, so its state directory is free.
+    ///
     /// A daemon still running after a second is sent SIGTERM: a copy of the
     /// mount in another mount namespace keeps the connection alive after
     /// `fusermount3 -u`, and only the daemon can end it
-    /// (``FUSESession/stop()`` aborts it).
+    /// (``FUSESession/stop()`` aborts it through the fusectl filesystem; a
+    /// user for whom fusectl is not mounted cannot, and then this throws
+    /// after 10 s, while the daemon serves the copy until it goes).
     public static func unmount(_ path: String) throws {
         let mountPoint = mountTablePath(path)
         guard isMounted(mountPoint) else { throw MountError("\(path) is not a kvfs mount") }
         let daemon = daemonProcess(of: mountPoint)
         let status = try? Spawn("/bin/fusermount3", ["-u", mountPoint]).run()
-        guard status?.succeeded == true else { throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)") }
-        guard let daemon else { return }
-        for _ in 0..<100 where isRunningDaemon(daemon) { usleep(10_000) }
-        guard isRunningDaemon(daemon) else { return }
+        guard status?.succeeded == true else {
+            throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)")
+        }
+        guard let daemon, !hasExited(daemon, within: 1) else { return }
         kill(daemon, SIGTERM)
-        for _ in 0..<1000 where isRunningDaemon(daemon) { usleep(10_000) }
-        if isRunningDaemon(daemon) {
+        guard hasExited(daemon, within: 10) else {
             throw MountError("unmounted \(mountPoint), but its daemon (pid \(daemon)) has not exited after 10 s; see daemon.log in its state directory")
         }
+    }
+
+    /// Waits up to `seconds` for the daemon `pid` to have exited, looking every 10 ms.
+    private static func hasExited(_ pid: pid_t, within seconds: Double) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !hasExited(pid) {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    /// Whether process `pid`, a kvfs daemon, has exited as a whole (see
+    /// ``ProcessFolder/hasExited()``); a process by another name has the pid
+    /// now, so the daemon is gone.
+    private static func hasExited(_ pid: pid_t) -> Bool {
+        let process = ProcessFolder(pid: pid)
+        return process.hasExited() || (try? process.name()) != "kvfs"
     }
 
     /// A mount point must be an empty folder, unless `allowingFiles` (`-o
@@ -206,14 +227,6 @@ public enum KVMount {
         guard let data = FileManager.default.contents(atPath: mountPoint + "/.kvfs/status"),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
         return (object["pid"] as? Int).map { pid_t($0) }
-    }
-
-    /// Whether process `pid` is still a running kvfs: not gone, not a
-    /// zombie, and named kvfs (a reused pid would be another program).
-    private static func isRunningDaemon(_ pid: pid_t) -> Bool {
-        let process = ProcessFolder(pid: pid)
-        guard let zombie = try? process.isZombie(), let name = try? process.name() else { return false }
-        return !zombie && name == "kvfs"
     }
 }
 

@@ -63,6 +63,27 @@ public struct ProcessFolder: Hashable, Sendable {
     /// Whether the process is a zombie: exited, not yet waited for.
     public func isZombie() throws(SystemCallError) -> Bool { try state() == "Z" }
 
+    /// Whether the process has exited as a whole: gone, or a zombie all of
+    /// whose threads have ended, so that its descriptors are closed and its
+    /// locks released. The leader thread turns zombie first, while the others
+    /// are still being ended (tens of milliseconds, more for a thread waiting
+    /// uninterruptibly), so `state()` alone says too early. A zombie stays
+    /// listed (`ps`, `kill -0`) until its parent reaps it.
+    public func hasExited() -> Bool {
+        let text: String
+        do {
+            text = String(decoding: try FileDescriptor.contents(of: path + "/status"), as: UTF8.self)
+        } catch {
+            return error.errno == .noSuchFileOrDirectory || error.errno == .noSuchProcess
+        }
+        var zombie = false, threads = 0
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("State:") { zombie = line.dropFirst(6).first { $0 != "\t" && $0 != " " } == "Z" }
+            if line.hasPrefix("Threads:") { threads = Int(line.dropFirst(8).drop { $0 == "\t" || $0 == " " }) ?? 0 }
+        }
+        return zombie && threads <= 1
+    }
+
     /// The process's name (`comm`: at most 15 bytes, without the newline).
     public func name() throws(SystemCallError) -> String {
         var text = String(decoding: try FileDescriptor.contents(of: path + "/comm"), as: UTF8.self)
