@@ -201,12 +201,14 @@ public enum KVMount {
     /// its filesystem (a hung daemon's would hang `kvfs unmount`).
     static func mountTablePath(_ path: String) -> String {
         var candidate = path
-        for _ in 0..<40 where !isMounted(candidate) {  // 40: the kernel's limit on links in one path
+        var links = 0
+        while !isMounted(candidate) && links < 40 {  // 40: the kernel's limit on links in one path
             let name = (candidate as NSString).lastPathComponent
             let folder = resolved((candidate as NSString).deletingLastPathComponent)
             candidate = (folder as NSString).appendingPathComponent(name)
             guard !isMounted(candidate), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: candidate) else { break }
             candidate = target.hasPrefix("/") ? target : (folder as NSString).appendingPathComponent(target)
+            links += 1
         }
         return candidate
     }
