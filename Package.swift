@@ -53,6 +53,8 @@ let package = Package(
         .executableTarget(name: "kvfs-bench", dependencies: [
             "KVStore", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // A Swift program that uses `.default` as an app does; MountTests runs copies of it as apps of their own.
+        .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore"], path: "Tests/Programs/StoreProbe"),
         .testTarget(name: "KVStoreTests", dependencies: ["KVStore"], exclude: ["Library/Seed002"]),
         // Seed 002 (an app with its own `KeyValueStore` and `InMemoryKeyValueStore`)
         // as an app module and its tests, each importing KVStore too: the name
