@@ -148,7 +148,7 @@ final class ControlServer: MountService, @unchecked Sendable {
         guard let message = ControlSocket.readMessage(from: connection),
               let request = try? JSONDecoder().decode(StoreRequest.self, from: message) else { return }
         let reply = request.perform(on: mounted.store)
-        if reply.failure == nil, let key = request.changedKey { mounted.keysChanged([key]) }
+        if reply.failure == nil, !request.changedKeys.isEmpty { mounted.keysChanged(request.changedKeys) }
         if let data = try? JSONEncoder().encode(reply) { _ = ControlSocket.writeMessage(data, to: connection) }
     }
 }

@@ -290,8 +290,16 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    /// The one write path: decide the operation under the lock, check quota, journal, merge.
+    /// The write path for one key: ``write(keys:_:)``.
     private func write(key: String, _ decide: (KeyEntry?) throws(KVStoreError) -> JournalRecord.Operation?) throws(KVStoreError) {
+        try write(keys: [key]) { current throws(KVStoreError) in try decide(current[0]).map { [$0] } ?? [] }
+    }
+
+    /// The one write path: decide the operations under the lock from the
+    /// entries of `keys`, check the quota for all of them together, journal
+    /// them in one append, merge. All or nothing: one refusal writes none.
+    func write(keys: [String], _ decide: ([KeyEntry?]) throws(KVStoreError) -> [JournalRecord.Operation]) throws(KVStoreError) {
+        var refusedKey = keys.first ?? ""  // the key a quota refusal names
         var listeners: [@Sendable () -> Void] = []
         var displaced: Set<String> = []
         var compaction: JournalWriter.Compaction?
@@ -302,47 +310,53 @@ public final class DeviceStore: @unchecked Sendable {
             announceVisibleChanges()
         }
         do throws(KVStoreError) {
-            try QuotaUsage.checkKey(key)
+            for key in keys { try QuotaUsage.checkKey(key) }
             lock.lock()
             defer { lock.unlock() }
             guard !closed else { throw .io(path: syncDirectory.path, reason: "the store is closed") }
-            let current = merged.visible[key]
-            guard let operation = try decide(current) else { return }
-            if case let .put(key, value) = operation {
-                try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
+            let operations = try decide(keys.map { merged.visible[$0] })
+            guard !operations.isEmpty else { return }
+            var usage = merged.usage
+            for case let .put(key, value) in operations {
+                refusedKey = key
+                let oldSize = merged.visible[key]?.size, newSize = FileForm.encode(value).count
+                try usage.checkWrite(key: key, oldSize: oldSize, newSize: newSize)
+                usage = QuotaUsage(keys: usage.keys + (oldSize == nil ? 1 : 0), bytes: usage.bytes - (oldSize ?? 0) + newSize)
             }
-            let record = try append(operation)
-            ownLatest = record.stamp.time
-            onAppend?(record)
+            let records = try append(operations)
+            ownLatest = records[records.count - 1].stamp.time
+            for record in records { onAppend?(record) }
             let setAsideBefore = merged.setAside
-            let changed = merged.apply([record], in: deviceID)
+            let changed = merged.apply(records, in: deviceID)
             // The caller knows what it wrote; the quota rule may have moved other keys.
-            unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
+            unannouncedKeys.formUnion(changed.subtracting(records.flatMap { $0.changes.map(\.key) }))
             displaced = merged.setAside.subtracting(setAsideBefore)
             if writer.shouldCompact && !compactionInFlight { compaction = startCompaction() }
             listeners = Array(commitListeners.values)
         } catch {
-            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
+            if error.isQuotaViolation { record(StoreChange(reason: .quotaViolationChange, keys: [refusedKey]), notifying: false) }
             throw error
         }
     }
 
-    /// Stamps `operation` and appends it to this device's journal. On a full
+    /// Stamps `operations` and appends them to this device's journal, in one write. On a full
     /// disk it compacts the journal first (the room that removals and
     /// overwrites left behind is then free: a small disk stayed full however
     /// many keys were removed) and tries once more, stamped anew after the
     /// snapshot. While a compaction is unfinished for want of room, it is
     /// tried before each append: the room must go to the snapshot first, or
     /// the old segments it would remove keep the disk full. Called with the lock held.
-    private func append(_ operation: JournalRecord.Operation) throws(KVStoreError) -> JournalRecord {
+    private func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         if unfinishedCompaction != nil { _ = compact(adopting: [], heldBack: []) }
-        func stamped() throws(KVStoreError) -> JournalRecord {
-            JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation, rank: rankKept(by: operation))
+        func stamped() throws(KVStoreError) -> [JournalRecord] {
+            try operations.map { operation throws(KVStoreError) in
+                JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation, rank: rankKept(by: operation))
+            }
         }
-        let record = try stamped()
+        let records = try stamped()
         do {
-            try writer.append(record)
-            return record
+            try writer.append(records)
+            return records
         } catch {
             guard case .diskFull = error, compact(adopting: [], heldBack: []) != nil else { throw error }
             let again = try stamped()
