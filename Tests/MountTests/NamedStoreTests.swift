@@ -144,6 +144,39 @@ struct NamedStoreTests {
         }
     }
 
+    @Test("two devices share one sync root: the stores one makes appear on the other, each mount showing its own store's keys")
+    func storesSyncThroughTheRoot() throws {
+        try withSandbox { sandbox in
+            // Two devices of one user: one root ($XDG_DATA_HOME/kvfs), two state directories.
+            let output = try sandbox.ok(#"""
+                one() { XDG_STATE_HOME=$T/state-one "$@"; }
+                two() { XDG_STATE_HOME=$T/state-two "$@"; }
+                mkdir -p $T/m1 $T/m2
+                one kvfs mount $T/m1 --store com.example.notes && echo dark > $T/m1/theme
+                one kvfs set volume 11 --type integer --store com.example.todo
+                two kvfs stores | awk '{ print $1, $2, $4 }'
+                two kvfs mount $T/m2 --store com.example.notes
+                ls $T/m2; cat $T/m2/theme
+                two kvfs get volume --store com.example.todo
+                echo light > $T/m2/theme
+                n=0; until [ "$(cat $T/m1/theme)" = light ]; do n=$((n + 1)); [ $n -lt 100 ] || break; sleep 0.05; done
+                cat $T/m1/theme; ls $T/m1
+                two kvfs unmount $T/m2; one kvfs unmount $T/m1
+                """#)
+            #expect(output == """
+                STORE KEYS DEVICES
+                com.example.notes 1 1
+                com.example.todo 1 1
+                theme
+                dark
+                11
+                light
+                theme
+
+                """)
+        }
+    }
+
     @Test("kvfs stores lists each store of the root with its keys, bytes, devices and last write; --json for jq")
     func storesListsTheRoot() throws {
         try withSandbox { sandbox in
