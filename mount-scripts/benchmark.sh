@@ -180,7 +180,11 @@ PY
 snapshots=$(ls "$work/ext4/sync/devices/"*/ 2>/dev/null | grep -c snapshot || true)
 echo "(the device folder holds $snapshots snapshot(s) after the loop: compactions ran)"
 "$bin/kvfs" unmount "$work/kvfs-l"; forget "$work/kvfs-l"
-umount "$work/ext4"; losetup -d "$loopdev"; loopdev=""
+# kvfs unmount returns once the daemon's main thread has exited; on a loaded
+# machine another of its threads may hold the journal on ext4 a moment longer.
+for _ in $(seq 1 100); do umount "$work/ext4" 2>/dev/null && break; sleep 0.1; done
+mountpoint -q "$work/ext4" && umount "$work/ext4"  # still busy after 10 s: say why, and stop
+losetup -d "$loopdev"; loopdev=""
 
 # ---- 5: mount time of a long history; RSS with a full store ----
 "$bin/kvfs-bench" history --records "$history" --sync-dir "$work/history-sync" --state-dir "$work/history-state"
