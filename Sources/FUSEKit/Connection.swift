@@ -76,7 +76,7 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
 /// session if `want` asks for anything not in ``capable``, and `enable` only
 /// turns on what the kernel offers.
 ///
-/// The tuning of `shared/bench/memfs_ll.c` (cache everything, drop pages only
+/// The tuning of `mount-scripts/yardsticks/memfs_ll.c` (cache everything, drop pages only
 /// when told):
 /// ```swift
 /// func initialize(_ connection: inout ConnectionInfo) {
