@@ -13,11 +13,12 @@ import Glibc
 /// descriptor to standard output with `dup2` and closes the original — a
 /// `FLUSH` before the command has written a byte. Committing that bare
 /// truncation would lose the old value when the command's write is then
-/// refused (the README, File semantics: a refused write leaves the old
-/// value); not committing a bare truncation at all would let `: > k` wait
-/// for `RELEASE`, which the kernel sends after `close()` has returned
-/// (every close commits). So a bare truncation is committed at the close
-/// after which the closing process holds the file open for writing nowhere else.
+/// refused (a refused write leaves the old value: docs/close-commit.md
+/// § Refused writes); not committing a bare truncation at all would let
+/// `: > k` wait for `RELEASE`, which the kernel sends after `close()` has
+/// returned (every close commits: docs/close-commit.md § The last close).
+/// So a bare truncation is committed at the close after which the closing
+/// process holds the file open for writing nowhere else.
 ///
 /// When `/proc` cannot tell (see ``Answer/cannotTell(_:)``), the answer is
 /// not "holds nothing": a refusal must never empty a key, so the bare

@@ -230,7 +230,7 @@ public final class DeviceStore: @unchecked Sendable {
         try write(key: key) { _ throws(KVStoreError) in .put(key: key, value: value) }
     }
 
-    /// Sets a key from the bytes a writer left in its file (SPEC "Values"), and returns the value stored.
+    /// Sets a key from the bytes a writer left in its file (README § Values and their files), and returns the value stored.
     @discardableResult
     public func setFileContent(_ content: [UInt8], forKey key: String) throws(KVStoreError) -> PropertyListValue {
         var stored: PropertyListValue?
