@@ -4,9 +4,12 @@ import PackageDescription
 // Layers, each depending only on the ones below it:
 //   kvfs (CLI) → KVFileSystem (files ↔ keys) → FUSEKit (Swift low-level FUSE) → CFUSE (libfuse3 shim)
 //                KVFileSystem → KVStore (values, quota, journal, merge, sync; knows nothing of FUSE)
-//                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit) → KVStore
+//                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit)
+//   FUSEKit, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
+//                descriptors: what the layers do with the operating system) → swift-system
 //   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh)
 //   fusekit-hello: FUSEKit's example filesystem
+// Each target declares exactly the targets and products its files import.
 let package = Package(
     name: "kvfs",
     platforms: [.macOS(.v15)],
@@ -19,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,21 +30,31 @@ let package = Package(
             pkgConfig: "fuse3",
             providers: [.apt(["libfuse3-dev"])]
         ),
-        .target(name: "FUSEKit", dependencies: ["CFUSE"]),
+        .target(name: "LinuxSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "FUSEKit", dependencies: ["CFUSE", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KVFSBuildInfo"),
         .target(name: "KVStore", dependencies: ["KVFSBuildInfo", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "KVSyncthing", dependencies: ["KVStore"]),
-        .target(name: "KVFileSystem", dependencies: ["FUSEKit", "KVStore", "KVSyncthing", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KVSyncthing", dependencies: ["LinuxSystem"]),
+        .target(name: "KVFileSystem", dependencies: [
+            "FUSEKit", "KVStore", "KVSyncthing", "LinuxSystem",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .executableTarget(
             name: "kvfs",
             dependencies: [
-                "KVFileSystem", "KVStore",
+                "KVFileSystem", "KVStore", "KVSyncthing", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(name: "fusekit-hello", dependencies: ["FUSEKit"]),
-        .executableTarget(name: "kvfs-bench", dependencies: ["KVStore"]),
+        .executableTarget(name: "kvfs-bench", dependencies: [
+            "KVStore", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // A Swift program that uses `.default` as an app does; MountTests runs copies of it as apps of their own.
+        .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore"], path: "Tests/Programs/StoreProbe"),
         .testTarget(name: "KVStoreTests", dependencies: ["KVStore"], exclude: ["Library/Seed002"]),
         // Seed 002 (an app with its own `KeyValueStore` and `InMemoryKeyValueStore`)
         // as an app module and its tests, each importing KVStore too: the name
@@ -49,8 +63,10 @@ let package = Package(
         .testTarget(name: "OnboardingAppTests", dependencies: ["OnboardingApp", "KVStore"],
                     path: "Tests/KVStoreTests/Library/Seed002/OnboardingAppTests"),
         .testTarget(name: "MountTests", dependencies: ["KVStore"]),
-        .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing"]),
+        // LinuxSystem: for ChildProcess.swift, linked from kvfs-bench.
+        .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "LinuxSystem"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests"),
     ],

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks kvfs against yardsticks in one run (issue 11), as root:
-#  1. ../shared/bench/fsops.c: create, overwrite, read, warm read, stat, readdir
-#     and unlink through syscalls, on tmpfs, memfs and memfs_ll (the smallest
-#     libfuse filesystems: what FUSE itself costs) and kvfs, rounds interleaved;
+#  1. fsops: create, overwrite, read, warm read, stat, readdir and unlink
+#     through syscalls, on tmpfs, memfs and memfs_ll (the smallest libfuse
+#     filesystems: what FUSE itself costs) and kvfs, rounds interleaved;
 #  2. `ls -l` of 1000 keys, and a shell loop creating, overwriting and reading 1000 keys;
 #  3. FUSE requests per shell operation, counted from `-d` (debug) output, kvfs next to memfs;
 #  4. overwrite latency (p50, p99) during a 30 s write loop with the journal on
@@ -10,11 +10,13 @@
 #  5. mount time of a store with a 10^6-record history, and the daemon's RSS with a full store.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 # The machine should be otherwise idle: the script prints the load average it started with.
+# The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
+# memfs_ll.c), built here with the system's cc at -O2 against libfuse3
+# (pkg-config fuse3); each file's header says what it measures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 keys=${1:-500} bytes=${2:-64} rounds=${3:-7} history=${4:-1000000} seconds=${5:-30}
-bench_src=${KVFS_BENCH_SRC:-../shared/bench}
 work=$(mktemp -d /tmp/kvfs-bench.XXXXXX)
 mounts=() loopdev=""
 cleanup() {
@@ -31,13 +33,15 @@ forget() { local gone=$1 m; local kept=(); for m in "${mounts[@]}"; do [ "$m" = 
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 mount-scripts/install-deps.sh >&2
+command -v cc >/dev/null || { echo "benchmark.sh: the yardsticks need a C compiler (cc): apt-get install gcc" >&2; exit 1; }
 swift build -c release --product kvfs >&2
 swift build -c release --product kvfs-bench >&2
 bin=$(swift build -c release --show-bin-path)
 mkdir -p "$work/bin"
-cc -O2 "$bench_src/fsops.c" -o "$work/bin/fsops"
-cc -O2 "$bench_src/memfs.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs"
-cc -O2 -Wall "$bench_src/memfs_ll.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs_ll"
+yardsticks=mount-scripts/yardsticks
+cc -O2 -Wall "$yardsticks/fsops.c" -o "$work/bin/fsops"
+cc -O2 -Wall "$yardsticks/memfs.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs"
+cc -O2 -Wall "$yardsticks/memfs_ll.c" $(pkg-config --cflags --libs fuse3) -o "$work/bin/memfs_ll"
 
 # Waits (up to 10 s) until a FUSE mount answers at $1.
 ready() { for _ in $(seq 1 200); do mountpoint -q "$1" && return 0; sleep 0.05; done; echo "no mount at $1" >&2; return 1; }
@@ -176,7 +180,11 @@ PY
 snapshots=$(ls "$work/ext4/sync/devices/"*/ 2>/dev/null | grep -c snapshot || true)
 echo "(the device folder holds $snapshots snapshot(s) after the loop: compactions ran)"
 "$bin/kvfs" unmount "$work/kvfs-l"; forget "$work/kvfs-l"
-umount "$work/ext4"; losetup -d "$loopdev"; loopdev=""
+# kvfs unmount returns once the daemon's main thread has exited; on a loaded
+# machine another of its threads may hold the journal on ext4 a moment longer.
+for _ in $(seq 1 100); do umount "$work/ext4" 2>/dev/null && break; sleep 0.1; done
+mountpoint -q "$work/ext4" && umount "$work/ext4"  # still busy after 10 s: say why, and stop
+losetup -d "$loopdev"; loopdev=""
 
 # ---- 5: mount time of a long history; RSS with a full store ----
 "$bin/kvfs-bench" history --records "$history" --sync-dir "$work/history-sync" --state-dir "$work/history-state"

@@ -4,7 +4,7 @@
 #
 # Two kvfs devices on one machine (or a test) each get their own sync folder,
 # as two machines would, and a Syncthing instance per folder copies the other
-# device's files over. Recipe and gotchas: shared/notes/syncthing-unison.md.
+# device's files over. Each setting that matters is explained where it is made.
 #
 #   syncthing-pair.sh [--ports GUI1,GUI2,LISTEN1,LISTEN2] WORK_DIR SYNC_DIR_1 SYNC_DIR_2
 #       configure, start both instances in the background, link them, and print

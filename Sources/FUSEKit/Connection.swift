@@ -69,15 +69,15 @@ public struct Capabilities: OptionSet, Hashable, Sendable {
 }
 
 /// The connection's parameters, handed to
-/// ``FileSystemOperations/initialize(_:)`` so the filesystem can choose
+/// ``ConnectionConfiguring/initialize(_:)`` so the filesystem can choose
 /// features before the first request (`struct fuse_conn_info`).
 ///
 /// Change ``want`` with ``enable(_:)`` and ``disable(_:)``: libfuse aborts the
 /// session if `want` asks for anything not in ``capable``, and `enable` only
 /// turns on what the kernel offers.
 ///
-/// The tuning of `shared/bench/memfs_ll.c` (cache everything, drop pages only
-/// when told):
+/// A filesystem whose data changes only through the mount, or whose outside
+/// changes it announces, can cache everything and drop pages only when told:
 /// ```swift
 /// func initialize(_ connection: inout ConnectionInfo) {
 ///     connection.disable(.autoInvalidateData)

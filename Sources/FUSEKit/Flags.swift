@@ -4,7 +4,7 @@ import Glibc
 /// The `open(2)` flags of a request (`fuse_file_info.flags`).
 ///
 /// The kernel strips some before they get here: `O_CREAT`, `O_EXCL` and
-/// `O_NOCTTY` never reach ``FileSystemOperations/open(_:flags:request:)``
+/// `O_NOCTTY` never reach ``FileReading/open(_:flags:request:)``
 /// (they do reach `create`), and `O_TRUNC` reaches `open` only when
 /// ``Capabilities/atomicOTrunc`` is on; otherwise the kernel truncates with a
 /// `setattr` of size 0 first.

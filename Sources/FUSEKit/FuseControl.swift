@@ -26,6 +26,8 @@ enum FuseControl {
         }
 
         /// Aborts the connection, if the folder is still this connection's.
+        /// Through the C calls, not swift-system's `FileDescriptor`: it has
+        /// no `openat`, which opens `abort` in the very folder whose inode was checked.
         func abort() {
             let directory = open(FuseControl.folder + "/\(number)", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard directory >= 0 else { return }

@@ -24,7 +24,7 @@ public struct AttributeReply: Hashable, Sendable {
 ///
 /// Every reply that names an inode (all but ``negative(timeout:)``) adds one
 /// to the kernel's lookup count of that inode, which the kernel later gives
-/// back with ``FileSystemOperations/forget(_:lookups:)``.
+/// back with ``LookupCounting/forget(_:lookups:)``.
 public struct EntryReply: Hashable, Sendable {
     /// The entry's attributes, or `nil` for a negative entry ("no such name").
     public var attributes: FileAttributes?

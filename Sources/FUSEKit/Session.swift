@@ -1,5 +1,6 @@
 import CFUSE
 import Glibc
+import LinuxSystem
 
 /// Options of a mount, passed to libfuse as `-o` options.
 ///
@@ -255,7 +256,7 @@ public final class FUSESession: @unchecked Sendable {
     @discardableResult
     public static func detachStaleMount(at path: String) -> Bool {
         if geteuid() == 0 { return umount2(path, Int32(MNT_DETACH)) == 0 }
-        return runQuietly("fusermount3", ["-u", "-q", "-z", "--", path]) == 0
+        return runQuietly("fusermount3", ["-u", "-q", "-z", "--", path])?.succeeded == true
     }
 
     /// Calls `body` with libfuse's session while it is connected, for notifications.
@@ -294,20 +295,8 @@ private func wakeLoop(at path: String) {
 }
 
 /// Runs `program` (looked up on PATH unless it is a path) with `arguments`,
-/// its standard streams on /dev/null, and waits for it: its wait status, or
-/// nil when it could not be started or waited for.
-private func runQuietly(_ program: String, _ arguments: [String]) -> Int32? {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-    var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid = pid_t()
-    guard posix_spawnp(&pid, program, &actions, nil, &argv, environ) == 0 else { return nil }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-        guard errno == EINTR else { return nil }
-    }
-    return status
+/// its standard streams on /dev/null, and waits for it: how it ended, or nil
+/// when it could not be started or waited for.
+private func runQuietly(_ program: String, _ arguments: [String]) -> ExitStatus? {
+    try? Spawn(program, arguments).run()
 }

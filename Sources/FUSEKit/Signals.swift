@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// The write end of the pipe that the signal handler writes the signal number
 /// to; -1 until ``SignalStopper`` first installs a handler. A plain global
@@ -7,7 +8,9 @@ import Synchronization
 /// initialization code.
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
-/// The signal handler: async-signal-safe, it only writes one byte to the pipe.
+/// The signal handler: async-signal-safe, it only writes one byte to the
+/// pipe, with the bare `write(2)` (no Swift wrapper: nothing but
+/// async-signal-safe calls may run here).
 private let forwardSignal: @convention(c) (Int32) -> Void = { signal in
     let saved = errno
     var byte = UInt8(truncatingIfNeeded: signal)
@@ -40,7 +43,7 @@ final class SignalStopper: Sendable {
     private struct State {
         var sessions: [ObjectIdentifier: WeakSession] = [:]
         var previousActions: [Int32: sigaction] = [:]
-        var readEnd: Int32 = -1
+        var readEnd: FileDescriptor?
     }
 
     private let state = Mutex(State())
@@ -48,12 +51,10 @@ final class SignalStopper: Sendable {
     /// Registers `session` and installs the handler for `signals`.
     func register(_ session: FUSESession, signals: [Int32]) {
         state.withLock { state in
-            if state.readEnd < 0 {
-                var fds: [Int32] = [-1, -1]
-                guard pipe(&fds) == 0 else { return }
-                for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-                state.readEnd = fds[0]
-                signalPipeWriteEnd = fds[1]
+            if state.readEnd == nil {
+                guard let (readEnd, writeEnd) = try? FileDescriptor.pipe(options: .closeOnExec) else { return }
+                state.readEnd = readEnd
+                signalPipeWriteEnd = writeEnd.rawValue
                 var thread = pthread_t()
                 pthread_create(&thread, nil, { _ in SignalStopper.shared.watch(); return nil }, nil)
                 pthread_detach(thread)
@@ -83,12 +84,11 @@ final class SignalStopper: Sendable {
 
     /// The watcher thread: stops every registered session on each signal.
     private func watch() {
-        let fd = state.withLock { $0.readEnd }
+        guard let readEnd = state.withLock({ $0.readEnd }) else { return }
         var byte: UInt8 = 0
         while true {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return }
+            let count = try? withUnsafeMutableBytes(of: &byte) { try readEnd.read(into: $0, retryOnInterrupt: true) }
+            guard let count, count > 0 else { return }
             let targets = state.withLock { $0.sessions.values.compactMap(\.session) }
             for session in targets { session.stop() }
         }

@@ -6,7 +6,7 @@ import Glibc
 /// ``root`` (1) is the mount's root directory; 0 is never a valid inode and
 /// means "no such entry" in a negative ``EntryReply``. Any other number is the
 /// filesystem's to assign; it must stay valid until the kernel has forgotten
-/// it (see ``FileSystemOperations/forget(_:lookups:)``).
+/// it (see ``LookupCounting/forget(_:lookups:)``).
 @frozen
 public struct InodeNumber: RawRepresentable, Hashable, Comparable, Sendable,
     ExpressibleByIntegerLiteral, CustomStringConvertible
@@ -197,7 +197,7 @@ public struct FileAttributes: Hashable, Sendable {
     }
 }
 
-/// One name in a directory listing returned by ``FileSystemOperations/readdir(_:handle:request:)``.
+/// One name in a directory listing returned by ``DirectoryReading/readdir(_:handle:request:)``.
 public struct DirectoryEntry: Hashable, Sendable {
     /// The entry's name: one path component, no `/`, not empty.
     public var name: String

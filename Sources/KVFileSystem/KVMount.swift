@@ -2,8 +2,10 @@ import Foundation
 import FUSEKit
 import KVStore
 import KVSyncthing
+import LinuxSystem
 import Logging
 import Synchronization
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,6 +47,7 @@ public enum KVMount {
         let libfuseSaid = Mutex<String?>(nil)
         LibfuseLog.setHandler { message in libfuseSaid.withLock { $0 = message } }
         var sessionCreated = false
+        let resolvedMountPoint = resolved(mountPoint)
         do {
             let options = MountOptions(fsName: "kvfs:" + configuration.syncDirectory.path, subtype: "kvfs",
                                        debug: configuration.debug, other: configuration.mountOptions)
@@ -60,7 +63,7 @@ public enum KVMount {
         let fuseLogger = Logger(label: "kvfs.fuse")
         LibfuseLog.setHandler { message in fuseLogger.debug("\(message)") }
         invalidator.attach(session)
-        fileSystem.mounted(at: configuration.mountPoint)
+        fileSystem.mounted(at: resolvedMountPoint)
         let observer = store.addVisibilityObserver { keys in fileSystem.keysChanged(keys) }
         let watcher = SyncWatcher(store: store, pollInterval: configuration.pollInterval, polling: configuration.polling)
         let syncthingLogger = Logger(label: "kvfs.syncthing")
@@ -98,24 +101,46 @@ public enum KVMount {
         return status
     }
 
-    /// Unmounts, and waits (up to 11 s) for the daemon to commit and exit.
+    /// Unmounts, and waits (up to 11 s) for the daemon to commit and exit:
+    /// every thread of it ended, so its state directory is free.
+    ///
     /// A daemon still running after a second is sent SIGTERM: a copy of the
     /// mount in another mount namespace keeps the connection alive after
     /// `fusermount3 -u`, and only the daemon can end it
-    /// (``FUSESession/stop()`` aborts it).
-    public static func unmount(_ mountPoint: String) throws {
-        guard isMounted(mountPoint) else { throw MountError("\(mountPoint) is not a kvfs mount") }
+    /// (``FUSESession/stop()`` aborts it through the fusectl filesystem; a
+    /// user for whom fusectl is not mounted cannot, and then this throws
+    /// after 10 s, while the daemon serves the copy until it goes).
+    public static func unmount(_ path: String) throws {
+        let mountPoint = mountTablePath(path)
+        guard isMounted(mountPoint) else { throw MountError("\(path) is not a kvfs mount") }
         let daemon = daemonProcess(of: mountPoint)
-        let status = run("/bin/fusermount3", ["-u", mountPoint])
-        guard status == 0 else { throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)") }
-        guard let daemon else { return }
-        for _ in 0..<100 where isRunningDaemon(daemon) { usleep(10_000) }
-        guard isRunningDaemon(daemon) else { return }
+        let status = try? Spawn("/bin/fusermount3", ["-u", mountPoint]).run()
+        guard status?.succeeded == true else {
+            throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)")
+        }
+        guard let daemon, !hasExited(daemon, within: 1) else { return }
         kill(daemon, SIGTERM)
-        for _ in 0..<1000 where isRunningDaemon(daemon) { usleep(10_000) }
-        if isRunningDaemon(daemon) {
+        guard hasExited(daemon, within: 10) else {
             throw MountError("unmounted \(mountPoint), but its daemon (pid \(daemon)) has not exited after 10 s; see daemon.log in its state directory")
         }
+    }
+
+    /// Waits up to `seconds` for the daemon `pid` to have exited, looking every 10 ms.
+    private static func hasExited(_ pid: pid_t, within seconds: Double) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !hasExited(pid) {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    /// Whether process `pid`, a kvfs daemon, has exited as a whole (see
+    /// ``ProcessFolder/hasExited()``); a process by another name has the pid
+    /// now, so the daemon is gone.
+    private static func hasExited(_ pid: pid_t) -> Bool {
+        let process = ProcessFolder(pid: pid)
+        return process.hasExited() || (try? process.name()) != "kvfs"
     }
 
     /// A mount point must be an empty folder, unless `allowingFiles` (`-o
@@ -144,19 +169,48 @@ public enum KVMount {
     /// Says in one line why `/dev/fuse` cannot be opened, before libfuse
     /// tries (it prints a message of its own and a guess about the cause).
     static func checkFUSEDevice() throws {
-        let fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)
-        guard fd < 0 else {
-            close(fd)
-            return
+        do {
+            let device = try SystemCallError.naming("open", "/dev/fuse") {
+                try FileDescriptor.open("/dev/fuse", .readWrite, options: .closeOnExec)
+            }
+            try? device.close()
+        } catch {
+            switch error.errno {
+            case .noSuchFileOrDirectory, .operationNotSupportedByDevice, .noSuchAddressOrDevice:
+                throw MountError("/dev/fuse does not exist: load the fuse kernel module (modprobe fuse), or give the container the device")
+            case .permissionDenied, .notPermitted:
+                throw MountError("no permission to open /dev/fuse (\(error.errno)): it must be readable and writable for you, as its usual mode 0666 makes it")
+            default:
+                throw MountError("cannot open /dev/fuse: \(error.errno)")
+            }
         }
-        switch errno {
-        case ENOENT, ENODEV, ENXIO:
-            throw MountError("/dev/fuse does not exist: load the fuse kernel module (modprobe fuse), or give the container the device")
-        case EACCES, EPERM:
-            throw MountError("no permission to open /dev/fuse (\(String(cString: strerror(errno)))): it must be readable and writable for you, as its usual mode 0666 makes it")
-        default:
-            throw MountError("cannot open /dev/fuse: \(String(cString: strerror(errno)))")
+    }
+
+    /// `path` with its symbolic links resolved, as mountinfo names a mount
+    /// point (`path` itself when it cannot be resolved). Only for a path not
+    /// yet mounted: resolving a FUSE mount point asks its filesystem.
+    private static func resolved(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `path` as the mount table names a mount there: symbolic links in the
+    /// folders above it and at its end (`kvfs mount lnk` mounts at lnk's
+    /// target) resolved, with no look at the mount itself, which would ask
+    /// its filesystem (a hung daemon's would hang `kvfs unmount`).
+    static func mountTablePath(_ path: String) -> String {
+        var candidate = path
+        var links = 0
+        while !isMounted(candidate) && links < 40 {  // 40: the kernel's limit on links in one path
+            let name = (candidate as NSString).lastPathComponent
+            let folder = resolved((candidate as NSString).deletingLastPathComponent)
+            candidate = (folder as NSString).appendingPathComponent(name)
+            guard !isMounted(candidate), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: candidate) else { break }
+            candidate = target.hasPrefix("/") ? target : (folder as NSString).appendingPathComponent(target)
+            links += 1
         }
+        return candidate
     }
 
     /// libfuse's message without its "fuse: " prefix.
@@ -164,16 +218,10 @@ public enum KVMount {
         message.hasPrefix("fuse: ") ? String(message.dropFirst(6)) : message
     }
 
-    /// Whether /proc/self/mountinfo lists a kvfs mount at `path`. The table is
-    /// decoded leniently: one foreign mount whose name is not UTF-8 must not
-    /// hide every kvfs mount.
+    /// Whether /proc/self/mountinfo lists a kvfs mount at `path`.
     static func isMounted(_ path: String) -> Bool {
-        guard let data = FileManager.default.contents(atPath: "/proc/self/mountinfo") else { return false }
-        let table = String(decoding: data, as: UTF8.self)
-        return table.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 4 && unescape(fields[4]) == path && line.contains(" - fuse.kvfs ")
-        }
+        let table = (try? ProcessFolder.current.mounts()) ?? []
+        return table.contains { $0.mountPoint == path && $0.type == "fuse.kvfs" }
     }
 
     /// The pid of the daemon serving `mountPoint`, as its `.kvfs/status` says.
@@ -181,34 +229,6 @@ public enum KVMount {
         guard let data = FileManager.default.contents(atPath: mountPoint + "/.kvfs/status"),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
         return (object["pid"] as? Int).map { pid_t($0) }
-    }
-
-    /// Whether process `pid` is still a running kvfs: not gone, not a
-    /// zombie, and named kvfs (a reused pid would be another program).
-    private static func isRunningDaemon(_ pid: pid_t) -> Bool {
-        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-              let comm = FileManager.default.contents(atPath: "/proc/\(pid)/comm") else { return false }
-        let fields = String(decoding: stat, as: UTF8.self)
-        guard let close = fields.lastIndex(of: ")") else { return false }
-        let state = fields[fields.index(after: close)...].trimmingCharacters(in: .whitespaces).first
-        return state != "Z" && String(decoding: comm, as: UTF8.self) == "kvfs\n"
-    }
-
-    private static func unescape(_ field: Substring) -> String {
-        field.replacingOccurrences(of: "\\040", with: " ").replacingOccurrences(of: "\\011", with: "\t")
-            .replacingOccurrences(of: "\\012", with: "\n").replacingOccurrences(of: "\\134", with: "\\")
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        // From "/": Process fails to start a child in a folder this user cannot enter,
-        // and `kvfs unmount` may be typed anywhere.
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
 

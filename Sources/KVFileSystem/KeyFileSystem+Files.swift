@@ -99,19 +99,14 @@ extension KeyFileSystem {
     /// the closing process, or the one that opened the file, still holds it
     /// open for writing while the buffer holds nothing but open's O_TRUNC or
     /// O_CREAT (see ``ProcessFiles``): that bare truncation waits for the
-    /// close that ends the redirection.
+    /// close that ends the redirection, or for `RELEASE` when `/proc` cannot tell.
     public func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: Request) throws(Errno) {
         let (bare, opener, processFiles): (Bool, pid_t, ProcessFiles?) = lock.withLock {
             guard let file = files[handle] else { return (false, 0, nil) }
             return (file.dirty && !file.written, file.opener, self.processFiles)
         }
-        var stillOpen = false
-        if bare, let processFiles {
-            let closer = request.context.pid
-            stillOpen = processFiles.holdsOpenForWriting(inode.rawValue, pid: closer)
-                || (opener != closer && processFiles.holdsOpenForWriting(inode.rawValue, pid: opener))
-        }
-        try commit(handle, onlyWritten: stillOpen)
+        let mustWait = bare && processFiles?.mustWait(inode.rawValue, closer: request.context.pid, opener: opener) != false
+        try commit(handle, onlyWritten: mustWait)
     }
 
     public func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: Request) throws(Errno) {
@@ -120,8 +115,7 @@ extension KeyFileSystem {
     }
 
     /// Commits what is left (a bare O_TRUNC or O_CREAT whose last close was
-    /// not this process's, see ``flush``) and drops the buffer. Its signature must be FUSEKit's
-    /// exactly (no `request:`), or the protocol's empty default runs instead.
+    /// not this process's, see ``flush``) and drops the buffer.
     public func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags) {
         try? commit(handle)
         _ = lock.withLock { files.removeValue(forKey: handle) }

@@ -188,6 +188,10 @@ extension KeyFileSystem {
         throw .EPERM
     }
 
+    public func link(_ inode: InodeNumber, newParent: InodeNumber, newName: String, request: Request) throws(Errno) -> EntryReply {
+        throw .EPERM  // a key has one name
+    }
+
     public func rmdir(parent: InodeNumber, name: String, request: Request) throws(Errno) {
         throw name == FileName.controlFolder ? .EPERM : .ENOTDIR
     }

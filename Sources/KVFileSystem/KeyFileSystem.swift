@@ -16,7 +16,8 @@ import Glibc
 /// (``cacheTimeout``); whatever changes them from outside — another device,
 /// or a commit whose stored form differs from the bytes written — is
 /// invalidated explicitly through the ``Invalidator``, never while a lock is held.
-public final class KeyFileSystem: FileSystemOperations, @unchecked Sendable {
+public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWriting, DirectoryReading, NameChanging,
+    ExtendedAttributeHandling, StatisticsReporting, @unchecked Sendable {
     /// How long the kernel may cache entries and attributes: long, because every change is invalidated.
     static let cacheTimeout = 3600.0
 
@@ -44,7 +45,9 @@ public final class KeyFileSystem: FileSystemOperations, @unchecked Sendable {
         Allocator.mapLargeBlocks()
     }
 
-    /// Tells the filesystem where it is mounted (once mounted, before serving).
+    /// Tells the filesystem where it is mounted (once mounted, before
+    /// serving): `mountPoint` with its links resolved, as mountinfo names it
+    /// (resolved before mounting: a look at a mount point asks its filesystem).
     public func mounted(at mountPoint: String) {
         let found = ProcessFiles(mountPoint: mountPoint)
         lock.withLock { processFiles = found }

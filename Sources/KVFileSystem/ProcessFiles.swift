@@ -1,4 +1,6 @@
-import Foundation
+import LinuxSystem
+import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,40 +13,104 @@ import Glibc
 /// descriptor to standard output with `dup2` and closes the original — a
 /// `FLUSH` before the command has written a byte. Committing that bare
 /// truncation would lose the old value when the command's write is then
-/// refused (SPEC: a refused write leaves the old value); not committing a
-/// bare truncation at all would let `: > k` wait for `RELEASE`, which the
-/// kernel sends after `close()` has returned (SPEC: every close commits).
+/// refused (a refused write leaves the old value: docs/close-commit.md
+/// § Refused writes); not committing a bare truncation at all would let
+/// `: > k` wait for `RELEASE`, which the kernel sends after `close()` has
+/// returned (every close commits: docs/close-commit.md § The last close).
 /// So a bare truncation is committed at the close after which the closing
 /// process holds the file open for writing nowhere else.
 ///
+/// When `/proc` cannot tell (see ``Answer/cannotTell(_:)``), the answer is
+/// not "holds nothing": a refusal must never empty a key, so the bare
+/// truncation then waits for `RELEASE`. Each reason is logged once.
+///
 /// Nothing here touches the mount (only `/proc`), so it never sends FUSE a
-/// request and can run inside one. A process this one may not inspect, or
-/// one outside its pid namespace (pid 0), counts as holding nothing: the
-/// close then commits, as "every close commits" asks.
-final class ProcessFiles: @unchecked Sendable {
-    // @unchecked: `mounts` is guarded by `lock`; the rest is immutable.
+/// request and can run inside one.
+final class ProcessFiles: Sendable {
+    /// What `/proc` says of a process and a file.
+    enum Answer: Equatable {
+        /// The process has the file open for writing at some descriptor.
+        case holds
+        /// It has not.
+        case holdsNothing
+        /// `/proc` cannot tell.
+        case cannotTell(Reason)
+    }
 
-    /// The mount's device (`MAJOR:MINOR`, as mountinfo shows it).
-    let device: String
-    /// Whether each mount id seen in a descriptor is a mount of this
-    /// filesystem. Mount ids are unique across namespaces, so a process's
-    /// mount table is read once per id, not once per close.
-    private var mounts: [Int: Bool] = [:]
-    private let lock = NSLock()
+    /// Why `/proc` cannot tell whether a process holds a file.
+    enum Reason: Hashable {
+        /// The mount was not found in the daemon's own mount table.
+        case mountNotFound(String)
+        /// The request came from a process outside the daemon's pid
+        /// namespace: FUSE gives its pid as 0.
+        case outsidePidNamespace
+        /// The process's `/proc/PID/fdinfo` (or mount table) cannot be read:
+        /// another user's process under `allow_other` for a daemon that is not
+        /// root, a non-dumpable process, `/proc` mounted with `hidepid`; or
+        /// the thread that opened the file has exited.
+        case unreadable(SystemCallError)
+        /// This kernel writes no `ino:` line in fdinfo (before Linux 5.1).
+        case noInodeLine
 
-    /// Finds the device of the kvfs mount at `mountPoint` in this process's
-    /// mount table. Only the folder holding the mount point is resolved: a
-    /// look at the mount point itself would be a request to this filesystem,
-    /// which is not served yet.
-    init?(mountPoint: String) {
-        let name = (mountPoint as NSString).lastPathComponent
-        guard let folder = realpath((mountPoint as NSString).deletingLastPathComponent, nil) else { return nil }
-        defer { free(folder) }
-        let path = String(cString: folder) == "/" ? "/" + name : String(cString: folder) + "/" + name
-        guard let line = Self.mountTable(of: "self").first(where: { $0.mountPoint == path && $0.type == "fuse.kvfs" }) else {
-            return nil
+        /// One line for the log: what cannot be told, and what kvfs does instead.
+        var message: String {
+            let cause = switch self {
+            case .mountNotFound(let path): "\(path) is not in the daemon's mount table (/proc/self/mountinfo)"
+            case .outsidePidNamespace: "a process outside the daemon's pid namespace closed a key (FUSE gives its pid as 0)"
+            case .unreadable(let error): "/proc cannot be read: \(error) (another user's process, a non-dumpable one, hidepid, or a thread that has exited)"
+            case .noInodeLine: "this kernel writes no ino: line in /proc/PID/fdinfo"
+            }
+            return "kvfs cannot tell from /proc whether a close is the writer's last: \(cause); "
+                + "a truncation with nothing written yet (> k) is committed at the file's release, just after the last close, not at each close"
         }
-        device = line.device
+
+        /// The kind, without its details: what is logged once.
+        var kind: Int {
+            switch self {
+            case .mountNotFound: 0
+            case .outsidePidNamespace: 1
+            case .unreadable: 2
+            case .noInodeLine: 3
+            }
+        }
+    }
+
+    private static let logger = Logger(label: "kvfs.daemon")
+
+    /// The mount's device, as mountinfo shows it; nil when it was not found.
+    private let device: DeviceNumber?
+    /// Where the mount is, for messages.
+    private let mountPoint: String
+    /// The mount ids known to be mounts of this filesystem, so that a
+    /// process's mount table is read once per id, not once per close. Only
+    /// "ours" is kept: a mount id is reused once its mount is gone, and a
+    /// stale "not ours" would let a close commit a bare truncation.
+    private let ourMounts = Mutex<Set<Int>>([])
+    /// The kinds of ``Reason`` already logged.
+    private let said = Mutex<Set<Int>>([])
+
+    /// Finds the device of the kvfs mount at `mountPoint`, a path with its
+    /// links resolved (as mountinfo names it), in this process's mount table.
+    init(mountPoint: String) {
+        self.mountPoint = mountPoint
+        let table = (try? ProcessFolder.current.mounts()) ?? []
+        device = table.last(where: { $0.mountPoint == mountPoint && $0.type == "fuse.kvfs" })?.device
+    }
+
+    /// Whether the bare truncation of `inode`, closed by `closer`, must wait
+    /// for `RELEASE`: when the closer, or `opener` (the process that opened
+    /// it, if another), still holds it open for writing, or when `/proc`
+    /// cannot tell (logged once per kind of reason).
+    func mustWait(_ inode: UInt64, closer: pid_t, opener: pid_t) -> Bool {
+        var answer = holding(inode, pid: closer)
+        if answer == .holdsNothing && opener != closer && opener != 0 { answer = holding(inode, pid: opener) }
+        switch answer {
+        case .holds: return true
+        case .holdsNothing: return false
+        case .cannotTell(let reason):
+            if said.withLock({ $0.insert(reason.kind).inserted }) { Self.logger.warning("\(reason.message)") }
+            return true
+        }
     }
 
     /// Whether process `pid` has `inode` of this mount open for writing at some descriptor.
@@ -52,120 +118,42 @@ final class ProcessFiles: @unchecked Sendable {
     /// Standard output and error are looked at first: a shell's `> k` moves
     /// the file there before its bare close, so that close, the commonest one
     /// that must wait, is answered after reading one descriptor, not all.
-    func holdsOpenForWriting(_ inode: UInt64, pid: pid_t) -> Bool {
-        guard pid > 0 else { return false }
-        let folder = "/proc/\(pid)/fdinfo"
-        let first = ["1", "2"]
-        if first.contains(where: { holdsOpenForWriting(inode, pid: pid, descriptor: folder + "/" + $0) }) { return true }
-        guard let listing = opendir(folder) else { return false }
-        defer { closedir(listing) }
-        while let entry = readdir(listing) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.first?.isNumber == true, !first.contains(name) else { continue }
-            if holdsOpenForWriting(inode, pid: pid, descriptor: folder + "/" + name) { return true }
+    func holding(_ inode: UInt64, pid: pid_t) -> Answer {
+        guard device != nil else { return .cannotTell(.mountNotFound(mountPoint)) }
+        guard pid > 0 else { return .cannotTell(.outsidePidNamespace) }
+        let process = ProcessFolder(pid: pid)
+        let first: [Int32] = [1, 2]
+        for descriptor in first {
+            let answer = holding(inode, process: process, descriptor: descriptor)
+            if answer != .holdsNothing { return answer }
         }
-        return false
+        let descriptors: [Int32]
+        do { descriptors = try process.descriptors() } catch { return .cannotTell(.unreadable(error)) }
+        for descriptor in descriptors where !first.contains(descriptor) {
+            let answer = holding(inode, process: process, descriptor: descriptor)
+            if answer != .holdsNothing { return answer }
+        }
+        return .holdsNothing
     }
 
-    /// Whether the descriptor whose fdinfo is at `path` (of process `pid`) is `inode` of this mount, open for writing.
-    private func holdsOpenForWriting(_ inode: UInt64, pid: pid_t, descriptor path: String) -> Bool {
-        guard let info = DescriptorInfo(path), info.inode == inode, info.flags & O_ACCMODE != O_RDONLY else { return false }
+    /// Whether `descriptor` of `process` is `inode` of this mount, open for writing.
+    private func holding(_ inode: UInt64, process: ProcessFolder, descriptor: Int32) -> Answer {
+        let info: DescriptorInfo
+        do {
+            info = try process.descriptorInfo(descriptor)
+        } catch where error.errno == .noSuchFileOrDirectory {
+            return .holdsNothing  // no such descriptor (a process that is gone fails when its folder is listed)
+        } catch {
+            return .cannotTell(.unreadable(error))
+        }
+        guard let fileInode = info.inode else { return .cannotTell(.noInodeLine) }
+        guard fileInode == inode, info.isWritable else { return .holdsNothing }
         // An inode number alone may be another filesystem's (a terminal's, say): check the mount.
-        return isThisFileSystem(info.mountID, seenBy: pid)
-    }
-
-    /// Whether mount `id` (of `pid`'s mount table) is a mount of this filesystem.
-    private func isThisFileSystem(_ id: Int, seenBy pid: pid_t) -> Bool {
-        if let known = lock.withLock({ mounts[id] }) { return known }
-        let table = Self.mountTable(of: String(pid))
-        guard let line = table.first(where: { Int($0.id) == id }) else { return false }
-        let ours = line.device == device
-        lock.withLock { mounts[id] = ours }
-        return ours
-    }
-
-    private struct MountLine {
-        let id: String, device: String, mountPoint: String, type: String
-    }
-
-    /// A process's mount table (`/proc/PID/mountinfo`): id, device, mount point, type.
-    private static func mountTable(of process: String) -> [MountLine] {
-        guard let text = read("/proc/\(process)/mountinfo") else { return [] }
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ")
-            guard fields.count > 7, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count else { return nil }
-            return MountLine(id: String(fields[0]), device: String(fields[2]),
-                             mountPoint: unescape(fields[4]), type: String(fields[dash + 1]))
-        }
-    }
-
-    private static func unescape(_ field: Substring) -> String {
-        field.replacingOccurrences(of: "\\040", with: " ").replacingOccurrences(of: "\\011", with: "\t")
-            .replacingOccurrences(of: "\\012", with: "\n").replacingOccurrences(of: "\\134", with: "\\")
-    }
-
-    /// A small `/proc` file's text, or nil.
-    private static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// The first lines of a descriptor's `/proc/PID/fdinfo/FD` (`pos`, `flags`,
-/// `mnt_id`, `ino`: every descriptor has them, in that order), read into a
-/// small buffer and parsed as bytes: a bare close reads several of these.
-private struct DescriptorInfo {
-    var flags: Int32 = 0
-    var mountID = -1
-    var inode: UInt64 = 0
-
-    init?(_ path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        let parsed: DescriptorInfo? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { buffer in
-            var count: Int
-            repeat { count = read(fd, buffer.baseAddress, buffer.count) } while count < 0 && errno == EINTR
-            return count > 0 ? DescriptorInfo(parsing: UnsafeBufferPointer(rebasing: buffer[..<count])) : nil
-        }
-        guard let parsed else { return nil }
-        self = parsed
-    }
-
-    /// Reads `name:\tvalue` lines; the last line may be cut off by the buffer, and is then ignored.
-    private init?(parsing text: UnsafeBufferPointer<UInt8>) {
-        var seen = 0
-        var lineStart = text.startIndex
-        while let end = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = text[lineStart..<end]
-            lineStart = end + 1
-            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")) else { continue }
-            let name = line[..<tab], value = line[(tab + 1)...]
-            if name.elementsEqual("flags:".utf8) {
-                flags = Int32(truncatingIfNeeded: Self.number(value, radix: 8))
-            } else if name.elementsEqual("mnt_id:".utf8) {
-                mountID = Int(Self.number(value, radix: 10))
-            } else if name.elementsEqual("ino:".utf8) {
-                inode = Self.number(value, radix: 10)
-            } else {
-                continue
-            }
-            seen += 1
-        }
-        guard seen == 3 else { return nil }
-    }
-
-    private static func number(_ digits: Slice<UnsafeBufferPointer<UInt8>>, radix: UInt64) -> UInt64 {
-        digits.reduce(0) { $0 &* radix &+ UInt64($1 &- UInt8(ascii: "0")) }
+        if ourMounts.withLock({ $0.contains(info.mountID) }) { return .holds }
+        let table: [MountInfo]
+        do { table = try process.mounts() } catch { return .cannotTell(.unreadable(error)) }
+        guard let mount = table.first(where: { $0.id == info.mountID }), mount.device == device else { return .holdsNothing }
+        ourMounts.withLock { _ = $0.insert(info.mountID) }
+        return .holds
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,24 +73,26 @@ enum PlainHTTP {
 
     /// Polls `fd` for `events` until the deadline; false (errno ETIMEDOUT) when it passes.
     private static func wait(_ fd: Int32, for events: Int16, deadline: Date) -> Bool {
-        while true {
-            let milliseconds = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
-            var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
-            if ready > 0 { return true }
-            if ready < 0 && errno == EINTR { continue }
-            errno = ETIMEDOUT
-            return false
-        }
+        var entry = pollfd(fd: fd, events: events, revents: 0)
+        // The time left is computed again at each retry after a signal.
+        let ready = try? systemCall("poll") { poll(&entry, 1, Int32(max(0, deadline.timeIntervalSinceNow * 1000))) }
+        if let ready, ready > 0 { return true }
+        errno = ETIMEDOUT
+        return false
     }
 
     private static func writeAll(_ bytes: [UInt8], to fd: Int32, deadline: Date) throws(SyncthingError) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count > 0 { offset += count; continue }
-            if count < 0 && (errno == EAGAIN || errno == EINTR), wait(fd, for: Int16(POLLOUT), deadline: deadline) { continue }
-            throw SyncthingError("cannot send the request: \(String(cString: strerror(errno)))")
+            do {
+                offset += try systemCall("send") {
+                    bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+            } catch where error.errno == .resourceTemporarilyUnavailable && wait(fd, for: Int16(POLLOUT), deadline: deadline) {
+                continue
+            } catch {
+                throw SyncthingError("cannot send the request: \(reason(error))")
+            }
         }
     }
 
@@ -97,16 +100,23 @@ enum PlainHTTP {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count == 0 { return bytes }
-            if count > 0 {
-                bytes += buffer[0..<count]
-                guard bytes.count <= maxResponseBytes else { throw SyncthingError("the response is larger than \(maxResponseBytes) bytes") }
+            let count: Int
+            do {
+                count = try systemCall("recv") { recv(fd, &buffer, buffer.count, 0) }
+            } catch where error.errno == .resourceTemporarilyUnavailable && wait(fd, for: Int16(POLLIN), deadline: deadline) {
                 continue
+            } catch {
+                throw SyncthingError("no complete response: \(reason(error))")
             }
-            if (errno == EAGAIN || errno == EINTR), wait(fd, for: Int16(POLLIN), deadline: deadline) { continue }
-            throw SyncthingError("no complete response: \(String(cString: strerror(errno)))")
+            if count == 0 { return bytes }
+            bytes += buffer[0..<count]
+            guard bytes.count <= maxResponseBytes else { throw SyncthingError("the response is larger than \(maxResponseBytes) bytes") }
         }
+    }
+
+    /// Why a send or recv failed: a wait for the socket that ran out is a time-out.
+    private static func reason(_ error: SystemCallError) -> String {
+        error.errno == .resourceTemporarilyUnavailable ? String(cString: strerror(ETIMEDOUT)) : error.errno.description
     }
 
     /// Splits `HTTP/1.x NNN …\r\n headers \r\n\r\n body`.

@@ -7,9 +7,11 @@
 import FUSEKit
 import Glibc
 
-/// One file in the root folder. The methods answer the requests `ls` and
-/// `cat` make; every other request gets FUSEKit's default answer.
-final class HelloFileSystem: FileSystemOperations {
+/// One file in the root folder. It answers the requests `ls` and `cat`
+/// make: names and attributes (every filesystem), reading files and listing
+/// folders (the two groups it conforms to). Every other request gets the
+/// answer libfuse gives for an operation left out (writes: ENOSYS).
+final class HelloFileSystem: FileReading, DirectoryReading {
     let name = "hello"
     let content = Array("Hello from FUSEKit!\n".utf8)
     let file = InodeNumber(2)
@@ -33,12 +35,18 @@ final class HelloFileSystem: FileSystemOperations {
         AttributeReply(try attributes(inode))
     }
 
+    func opendir(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+        OpenReply()  // nothing to keep per open folder
+    }
+
     func readdir(_ inode: InodeNumber, handle: UInt64, request: Request) throws(Errno) -> [DirectoryEntry] {
         guard inode == .root else { throw .ENOTDIR }
         return [DirectoryEntry(name: ".", inode: .root, type: .directory),
                 DirectoryEntry(name: "..", inode: .root, type: .directory),
                 DirectoryEntry(name: name, inode: file, type: .regular)]
     }
+
+    func releasedir(_ inode: InodeNumber, handle: UInt64) {}
 
     func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
         guard inode == file else { throw .EISDIR }
@@ -51,6 +59,8 @@ final class HelloFileSystem: FileSystemOperations {
         let start = min(Int(offset), content.count)
         content[start..<min(start + size, content.count)].withUnsafeBytes(reply)
     }
+
+    func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags) {}
 }
 
 /// Prints one line on standard error.

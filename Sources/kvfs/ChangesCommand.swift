@@ -9,9 +9,7 @@ struct ChangesCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let sync = store.syncDirectory.map { URL(fileURLWithPath: $0) } ?? DeviceStore.defaultSyncDirectory
-        let state = store.stateDirectory.map { URL(fileURLWithPath: $0) } ?? DeviceStore.defaultStateDirectory(for: sync)
-        let path = state.appendingPathComponent("changes.log").path
+        let path = try store.stateURL.appendingPathComponent("changes.log").path
         var printed = 0
         repeat {
             let data = FileManager.default.contents(atPath: path) ?? Data()

@@ -18,7 +18,7 @@ enum CommandLineRewrite {
     /// moves behind `--`, where the parser takes it as the value argument.
     static func negativeValueLast(_ arguments: [String]) -> [String] {
         guard arguments.first == "set", !arguments.contains("--") else { return arguments }
-        let takesValue: Set<String> = ["--type", "--sync-dir", "--state-dir"]
+        let takesValue: Set<String> = ["--type", "--store", "--sync-dir", "--state-dir"]
         var rest = Array(arguments.dropFirst())
         for index in rest.indices where isNegativeNumber(rest[index]) && (index == 0 || !takesValue.contains(rest[index - 1])) {
             let value = rest.remove(at: index)

@@ -1,5 +1,7 @@
 import Foundation
 import KVFileSystem
+import LinuxSystem
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,14 +68,7 @@ enum ControlSocket {
     static func writeMessage(_ message: Data, to fd: Int32) -> Bool {
         var length = UInt32(message.count).bigEndian
         let frame = Data(bytes: &length, count: 4) + message
-        var written = 0
-        while written < frame.count {
-            let count = frame[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
+        return (try? FileDescriptor(rawValue: fd).write(all: frame)) != nil
     }
 
     static func readMessage(from fd: Int32) -> Data? {
@@ -87,9 +82,8 @@ enum ControlSocket {
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = buffer[done...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { return nil }
+            let got = try? buffer[done...].withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0) }
+            guard let got, got > 0 else { return nil }
             done += got
         }
         return Data(buffer)
@@ -129,10 +123,13 @@ final class ControlServer: MountService, @unchecked Sendable {
 
     private func serve(_ mounted: MountedStore) {
         while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                close(listener)
+            let connection: Int32
+            do {
+                connection = try systemCall("accept", path) { accept(listener, nil, nil) }
+            } catch where error.errno == .connectionAbort {
+                continue  // the client gave up before it was accepted
+            } catch {
+                close(listener)  // shut down by stop()
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
@@ -151,7 +148,7 @@ final class ControlServer: MountService, @unchecked Sendable {
         guard let message = ControlSocket.readMessage(from: connection),
               let request = try? JSONDecoder().decode(StoreRequest.self, from: message) else { return }
         let reply = request.perform(on: mounted.store)
-        if reply.failure == nil, let key = request.changedKey { mounted.keysChanged([key]) }
+        if reply.failure == nil, !request.changedKeys.isEmpty { mounted.keysChanged(request.changedKeys) }
         if let data = try? JSONEncoder().encode(reply) { _ = ControlSocket.writeMessage(data, to: connection) }
     }
 }

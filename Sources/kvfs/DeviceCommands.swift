@@ -26,11 +26,7 @@ struct DevicesCommand: ParsableCommand {
              device.state == .this ? "-" : device.secondsSinceHeard.map(StatusCommand.age) ?? "never",
              device.lastWrite.map(DateText.format) ?? "-", device.behindSeconds.map(StatusCommand.lag) ?? "-"]
         }
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n") + "\n"
+        return TextTable.format(rows)
     }
 }
 

@@ -8,16 +8,19 @@ struct KVFS: ParsableCommand {
         commandName: "kvfs",
         abstract: "NSUbiquitousKeyValueStore for Linux: a quota-limited key-value store as a filesystem, kept in step across machines.",
         discussion: """
-            Each key is a file at the mount point, its content the key's value. Without --sync-dir the \
-            default store ($XDG_DATA_HOME/kvfs/default) serves. fstab and `mount -t fuse.kvfs SYNC_DIR \
-            MOUNTPOINT` run `kvfs SYNC_DIR MOUNTPOINT -o OPTIONS`, which means `kvfs mount`. \
+            Each key is a file at the mount point, its content the key's value. Each store is the folder its \
+            identifier names (com.example.notes: letters, digits, '-', '_' and '.') in the sync root \
+            $XDG_DATA_HOME/kvfs/, which a synchronizer shares whole; --store ID opens one, --sync-dir DIR a store \
+            folder by path, and without either the default store ($XDG_DATA_HOME/kvfs/default) serves. fstab and \
+            `mount -t fuse.kvfs SYNC_DIR MOUNTPOINT` run `kvfs SYNC_DIR MOUNTPOINT -o OPTIONS`, which means \
+            `kvfs mount` (with -o store=ID, SYNC_DIR is the root that holds the store). \
             \(ExitStatus.documentation)
             """,
         version: "kvfs \(KVFSVersion.description)",
         subcommands: [
             MountCommand.self, UnmountCommand.self, StatusCommand.self,
             GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, ChangesCommand.self,
-            DevicesCommand.self, RetireCommand.self,
+            DevicesCommand.self, RetireCommand.self, StoresCommand.self, ExportCommand.self, ImportCommand.self,
         ]
     )
 
@@ -37,17 +40,38 @@ struct KVFS: ParsableCommand {
     }
 }
 
-/// `--sync-dir` and `--state-dir`, shared by the commands that open a store.
+/// `--store`, `--sync-dir` and `--state-dir`, shared by the commands that open a store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("sync-dir"), help: "The shared sync directory (default: $XDG_DATA_HOME/kvfs/default).")
+    @Option(name: .customLong("store"), help: ArgumentHelp("The store, by its identifier, in $XDG_DATA_HOME/kvfs/ (default: default; `kvfs stores` lists them).", valueName: "id"))
+    var storeIdentifier: String?
+
+    @Option(name: .customLong("sync-dir"), help: "A store's folder, by path, instead of --store (default: $XDG_DATA_HOME/kvfs/default).")
     var syncDirectory: String?
 
     @Option(name: .customLong("state-dir"), help: "This device's state directory (default: under $XDG_STATE_HOME/kvfs/).")
     var stateDirectory: String?
 
-    /// The sync directory named, or the default store's.
-    var syncURL: URL { syncDirectory.map { URL(fileURLWithPath: $0) } ?? DeviceStore.defaultSyncDirectory }
+    /// The store --store names, if any; a bad identifier, or --store with --sync-dir, is a usage error.
+    var store: StoreIdentifier? {
+        get throws {
+            guard let storeIdentifier else { return nil }
+            guard syncDirectory == nil else {
+                throw CommandError.usage("--store and --sync-dir name a store each; give one (--store ID for a store in $XDG_DATA_HOME/kvfs/, --sync-dir DIR for a folder)")
+            }
+            do throws(InvalidStoreIdentifier) { return try StoreIdentifier(storeIdentifier) } catch { throw CommandError.usage(error.description) }
+        }
+    }
+
+    /// The sync directory named, the folder of the store named, or the default store's.
+    var syncURL: URL {
+        get throws {
+            if let store = try store { return StoreRoot.default.folder(of: store) }
+            return syncDirectory.map { URL(fileURLWithPath: $0) } ?? DeviceStore.defaultSyncDirectory
+        }
+    }
 
     /// The state directory named, or the default one for the sync directory.
-    var stateURL: URL { stateDirectory.map { URL(fileURLWithPath: $0) } ?? DeviceStore.defaultStateDirectory(for: syncURL) }
+    var stateURL: URL {
+        get throws { try stateDirectory.map { URL(fileURLWithPath: $0) } ?? DeviceStore.defaultStateDirectory(for: syncURL) }
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import KVFileSystem
 import KVStore
 import KVSyncthing
+import LinuxSystem
 
 /// `kvfs mount MOUNTPOINT`: serves the store as a filesystem. Returns once the
 /// mount is ready, leaving a daemon behind, unless `--foreground`.
@@ -13,7 +14,9 @@ struct MountCommand: ParsableCommand {
             The daemon logs to daemon.log in the state directory (rotated past 1 MiB); with --foreground, or \
             under systemd, to standard error (the journal). SIGTERM, SIGINT and SIGHUP commit what was written \
             and unmount. -o takes FUSE's options (allow_other, default_permissions, ...) and kvfs's own: \
-            sync_dir=DIR, state_dir=DIR, device_name=NAME, scratch=GLOB, poll_interval=SECONDS, polling, \
+            store=ID (the store ID of the sync root that sync_dir=, --sync-dir or fstab's first field names; \
+            default: $XDG_DATA_HOME/kvfs/), sync_dir=DIR, state_dir=DIR, device_name=NAME, scratch=GLOB, \
+            poll_interval=SECONDS, polling, \
             syncthing=URL, syncthing_config=PATH, syncthing_key_file=PATH, and nonempty (mount over a folder \
             that holds files, hiding them). Options for mount(8) (_netdev, nofail, \
             noauto, user, x-systemd.*) are ignored.
@@ -55,7 +58,9 @@ struct MountCommand: ParsableCommand {
         // was started from would keep that folder's disk from being unmounted.
         chdir("/")
         if Daemon.isChild {
-            try? FileManager.default.createDirectory(at: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // As the store makes its folders: 0700 less the umask, never chmod'ed
+            // (an error here is the store's to report when it opens the folder).
+            try? makeFolders(state.path, mode: 0o700)
             DaemonLog.writeToFile(log)
         }
         var failure: CommandError?
@@ -71,7 +76,7 @@ struct MountCommand: ParsableCommand {
     private func makeConfiguration() throws -> MountConfiguration {
         var configuration = MountConfiguration(
             mountPoint: URL(fileURLWithPath: mountPoint, isDirectory: true).standardizedFileURL.path,  // no stat: a hung mount point must not hang kvfs mount
-            syncDirectory: store.syncURL)
+            syncDirectory: try store.syncURL)
         configuration.stateDirectory = store.stateDirectory.map { URL(fileURLWithPath: $0) }
         configuration.deviceName = try deviceName.map(Validation.deviceName)
         configuration.scratchPatterns += scratchPatterns
@@ -79,10 +84,14 @@ struct MountCommand: ParsableCommand {
         configuration.polling = polling
         var syncthing = (url: syncthingURL, config: syncthingConfig, keyFile: syncthingKeyFile)
         configuration.debug = debug
+        var root = store.syncDirectory.map { URL(fileURLWithPath: $0) }, storeInRoot: String?  // -o store=ID
         for option in options.flatMap({ $0.split(separator: ",").map(String.init) }) {
             let (name, value) = option.split(separator: "=", maxSplits: 1).map(String.init).pairOrSingle
             switch name {
-            case "sync_dir": configuration.syncDirectory = URL(fileURLWithPath: try Validation.required(value, for: name))
+            case "sync_dir":
+                configuration.syncDirectory = URL(fileURLWithPath: try Validation.required(value, for: name))
+                root = configuration.syncDirectory
+            case "store": storeInRoot = try Validation.required(value, for: name)
             case "state_dir": configuration.stateDirectory = URL(fileURLWithPath: try Validation.required(value, for: name))
             case "device_name": configuration.deviceName = try Validation.deviceName(try Validation.required(value, for: name))
             case "scratch": configuration.scratchPatterns.append(try Validation.required(value, for: name))
@@ -98,6 +107,9 @@ struct MountCommand: ParsableCommand {
             case "_netdev", "nofail", "noauto", "auto", "user", "users", "nouser", "defaults": continue
             default: if !name.hasPrefix("x-") && !name.hasPrefix("comment=") { configuration.fuseOptions.append(option) }
             }
+        }
+        if let storeInRoot {
+            configuration.syncDirectory = try Validation.store(storeInRoot, in: root ?? StoreRoot.default.url, besides: store.storeIdentifier)
         }
         if let url = syncthing.url {
             do {
@@ -124,6 +136,12 @@ enum Validation {
             throw CommandError.usage("\(option) must be more than 0 and at most 3600 seconds, not \(seconds)")
         }
         return seconds
+    }
+
+    /// The folder of the store `-o store=ID` names in `root`; a bad identifier, or --store too, is a usage error.
+    static func store(_ text: String, in root: URL, besides flag: String?) throws -> URL {
+        guard flag == nil else { throw CommandError.usage("--store and -o store= name a store each; give one") }
+        do throws(InvalidStoreIdentifier) { return StoreRoot(url: root).folder(of: try StoreIdentifier(text)) } catch { throw CommandError.usage(error.description) }
     }
 
     static func required(_ value: String?, for option: String) throws -> String {

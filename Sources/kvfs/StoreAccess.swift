@@ -28,8 +28,8 @@ enum StoreAccess {
     }
 
     private static func reply(to request: StoreRequest, _ options: StoreOptions) throws -> StoreReply {
-        if let answered = try ControlSocket.send(request, stateDirectory: options.stateURL.path) { return answered }
-        let store = try DeviceStore(syncDirectory: options.syncURL, stateDirectory: options.stateURL, readOnly: request.onlyReads)
+        if let answered = try ControlSocket.send(request, stateDirectory: try options.stateURL.path) { return answered }
+        let store = try DeviceStore(syncDirectory: try options.syncURL, stateDirectory: try options.stateURL, readOnly: request.onlyReads)
         defer { store.close() }
         return request.perform(on: store)
     }

@@ -12,12 +12,16 @@ enum StoreRequest: Codable, Sendable {
     case list
     case status
     case retire(device: String, force: Bool)
+    case export
+    /// A property-list dictionary, checked by ``importable(_:)``.
+    case `import`(document: Data)
 
-    /// The key a successful request changed, whose cached file a mount must drop.
-    var changedKey: String? {
+    /// The keys a successful request changed, whose cached files a mount must drop.
+    var changedKeys: [String] {
         switch self {
-        case let .set(key, _, _), let .remove(key): key
-        case .get, .list, .status, .retire: nil
+        case let .set(key, _, _), let .remove(key): [key]
+        case let .import(document): Self.importedKeys(document)
+        case .get, .list, .status, .retire, .export: []
         }
     }
 
@@ -25,8 +29,8 @@ enum StoreRequest: Codable, Sendable {
     /// (nothing created or written, so a read-only sync directory serves).
     var onlyReads: Bool {
         switch self {
-        case .get, .list, .status: true
-        case .set, .remove, .retire: false
+        case .get, .list, .status, .export: true
+        case .set, .remove, .retire, .import: false
         }
     }
 
@@ -62,6 +66,11 @@ enum StoreRequest: Codable, Sendable {
             return Data(store.status().json().utf8)
         case let .retire(device, force):
             return Data((try store.retire(store.device(matching: device), force: force).description + "\n").utf8)
+        case .export:
+            return PropertyListValue.dictionary(store.values).exactXMLPropertyListData
+        case let .import(document):
+            try store.setValues(try Self.dictionary(in: document))
+            return Data()
         }
     }
 

@@ -5,7 +5,8 @@ import Glibc
 /// A flat in-memory filesystem for the tests: a root directory holding
 /// regular files, with xattrs, counters of the requests it answered, and
 /// ways to change files behind the kernel's back.
-final class MemoryFileSystem: FileSystemOperations, @unchecked Sendable {
+final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting, DirectoryReading, NameChanging,
+    ExtendedAttributeHandling, StatisticsReporting, @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
 
     struct Node {
@@ -110,7 +111,7 @@ final class MemoryFileSystem: FileSystemOperations, @unchecked Sendable {
         return try body()
     }
 
-    // MARK: FileSystemOperations
+    // MARK: The operations
 
     func initialize(_ connection: inout ConnectionInfo) {
         bump("init")
@@ -225,6 +226,16 @@ final class MemoryFileSystem: FileSystemOperations, @unchecked Sendable {
         bump("release")
     }
 
+    func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: Request) throws(Errno) {
+        throw .ENOSYS  // memory is all there is: the kernel stops asking
+    }
+
+    func opendir(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+        OpenReply()
+    }
+
+    func releasedir(_ inode: InodeNumber, handle: UInt64) {}
+
     func readdir(_ inode: InodeNumber, handle: UInt64, request: Request) throws(Errno) -> [DirectoryEntry] {
         bump("readdir")
         guard inode == .root else { throw .ENOTDIR }
@@ -243,6 +254,28 @@ final class MemoryFileSystem: FileSystemOperations, @unchecked Sendable {
             guard parent == .root, names[name] != nil else { throw .ENOENT }
             remove(name)
         }
+    }
+
+    // One flat folder of regular files: no other kinds of names.
+
+    func mknod(parent: InodeNumber, name: String, mode: mode_t, device: dev_t, request: Request) throws(Errno) -> EntryReply {
+        throw .ENOSYS
+    }
+
+    func mkdir(parent: InodeNumber, name: String, mode: mode_t, request: Request) throws(Errno) -> EntryReply {
+        throw .ENOSYS
+    }
+
+    func rmdir(parent: InodeNumber, name: String, request: Request) throws(Errno) {
+        throw .ENOSYS
+    }
+
+    func symlink(target: String, parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+        throw .ENOSYS
+    }
+
+    func link(_ inode: InodeNumber, newParent: InodeNumber, newName: String, request: Request) throws(Errno) -> EntryReply {
+        throw .EPERM
     }
 
     func rename(parent: InodeNumber, name: String, newParent: InodeNumber, newName: String,

@@ -286,7 +286,7 @@ struct MountedTests {
     }
 }
 
-/// Only a root directory: everything else falls to the protocol's defaults.
+/// Only a root directory and no group of operations: every other request gets the answer libfuse gives for an operation left out.
 final class MinimalFileSystem: FileSystemOperations {
     func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply { throw .ENOENT }
 

@@ -53,4 +53,16 @@ struct ValueTests {
         let positive = EntryReply(FileAttributes(inode: 9, type: .regular, permissions: 0o644), attributeTimeout: 2, entryTimeout: 3).entryParam
         #expect(positive.ino == 9 && positive.attr.st_ino == 9 && positive.attr_timeout == 2 && positive.entry_timeout == 3)
     }
+
+    @Test("the bridge finds the groups of operations a filesystem conforms to, and only those")
+    func operationGroups() {
+        let minimal = OperationsBox(MinimalFileSystem())
+        #expect(minimal.configuring == nil && minimal.counting == nil && minimal.reading == nil && minimal.writing == nil
+                && minimal.directories == nil && minimal.names == nil && minimal.links == nil
+                && minimal.attributes == nil && minimal.statistics == nil && minimal.access == nil)
+        let memory = OperationsBox(MemoryFileSystem())
+        #expect(memory.configuring != nil && memory.counting != nil && memory.reading != nil && memory.writing != nil
+                && memory.directories != nil && memory.names != nil && memory.attributes != nil && memory.statistics != nil)
+        #expect(memory.links == nil && memory.access == nil)
+    }
 }

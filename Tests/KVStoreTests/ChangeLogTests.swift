@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// SPEC "Change-notification log": `.kvfs/changes.log` survives remounts and
+/// docs/format.md § Change log: `.kvfs/changes.log` survives remounts and
 /// is capped in size, the oldest lines going first.
 @Suite("The change log")
 struct ChangeLogTests {

@@ -5,8 +5,8 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC "Command line": only `--device-name` renames a device (issue 7.14);
-/// SPEC "The sync directory": two processes never write as one device — a
+/// README § Command line: only `--device-name` renames a device (issue 7.14);
+/// docs/format.md § Writer claim: two processes never write as one device — a
 /// cloned state directory is detected and re-identified (issue 7.15).
 @Suite("Device identity")
 struct DeviceIdentityTests {

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC "The sync directory": what is stored is private — directories 0700,
+/// docs/format.md § Privacy and links: what is stored is private — directories 0700,
 /// files 0600 — and modes a user set are not loosened (issue 7.6).
 @Suite("Private files")
 struct PrivacyTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// SPEC "Command line": reading a store never writes it, so a read-only sync
+/// README § Command line: reading a store never writes it, so a read-only sync
 /// directory serves `kvfs get`, `ls` and `status` (issue 7.16).
 @Suite("Reading without writing")
 struct ReadOnlyTests {

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC "The sync directory": the daemon opens nothing through a symbolic
+/// docs/format.md § Privacy and links: the daemon opens nothing through a symbolic
 /// link (issue 7.5). Each test plants links where the store writes, and checks
 /// that their targets (files outside the store) keep their bytes.
 @Suite("Links planted in the store's folders")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC "File semantics": every close commits (a bare `: > k` and `touch k`
+/// docs/close-commit.md: every close commits (a bare `: > k` and `touch k`
 /// included), a refused write leaves the old value or no key, and a key
 /// being created reads as empty to everyone but its writer.
 @Suite("The edges of close() on a real mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))

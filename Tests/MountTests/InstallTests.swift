@@ -28,7 +28,7 @@ struct InstallTests {
     /// Lists what install.sh put under PREFIX: `find` relative to it.
     static let installedFiles = #"find "$P" -type f | sed "s|^$P/||" | sort"#
 
-    @Test("install.sh --prefix puts kvfs, kvfs(1), completions and both units in their places; man, bash and systemd-analyze verify find them; uninstall.sh removes them and no store")
+    @Test("install.sh --prefix puts kvfs, kvfs(1), completions and the units (kvfs@ system and user, kvfs-store@ for a store by its identifier) in their places; man, bash and systemd-analyze verify find them; uninstall.sh removes them and no store")
     func prefixInstall() throws {
         try Self.requireGenerateManual()
         try withSandbox { sandbox in
@@ -44,11 +44,14 @@ struct InstallTests {
                 head -1 $P/share/zsh/site-functions/_kvfs
                 grep -c "^complete -c 'kvfs'" $P/share/fish/vendor_completions.d/kvfs.fish | sed 's/^[1-9][0-9]*$/fish completes kvfs/'
                 grep '^ExecStart=' $P/lib/systemd/system/kvfs@.service | sed "s|$P|P|"
+                grep -E '^(Environment=KVFS_MOUNTPOINT|ExecStart)=' $P/lib/systemd/user/kvfs-store@.service | sed "s|$P|P|"
                 mkdir units user-units
                 ln -s $P/lib/systemd/system/kvfs@.service units/kvfs@srv-kv.service
                 ln -s $P/lib/systemd/user/kvfs@.service user-units/kvfs@home-me-kv.service
+                ln -s $P/lib/systemd/user/kvfs-store@.service user-units/kvfs-store@com.example.notes.service
                 MANPATH=$P/share/man systemd-analyze verify units/kvfs@srv-kv.service && echo "system unit verified"
                 MANPATH=$P/share/man systemd-analyze --user verify user-units/kvfs@home-me-kv.service && echo "user unit verified"
+                MANPATH=$P/share/man systemd-analyze --user verify user-units/kvfs-store@com.example.notes.service && echo "store unit verified"
                 \#(Self.repository)/mount-scripts/uninstall.sh --prefix $P 2>/dev/null
                 find $P -type f | wc -l
                 kvfs get theme
@@ -56,6 +59,7 @@ struct InstallTests {
             #expect(output == """
                 bin/kvfs
                 lib/systemd/system/kvfs@.service
+                lib/systemd/user/kvfs-store@.service
                 lib/systemd/user/kvfs@.service
                 share/bash-completion/completions/kvfs
                 share/fish/vendor_completions.d/kvfs.fish
@@ -68,8 +72,11 @@ struct InstallTests {
                 #compdef kvfs
                 fish completes kvfs
                 ExecStart=P/bin/kvfs mount %f --foreground $KVFS_OPTIONS
+                Environment=KVFS_MOUNTPOINT=%h/kvfs-stores/%I
+                ExecStart=P/bin/kvfs mount ${KVFS_MOUNTPOINT} --store %I --foreground $KVFS_OPTIONS
                 system unit verified
                 user unit verified
+                store unit verified
                 0
                 dark
 
@@ -94,6 +101,7 @@ struct InstallTests {
                 .local/share/man/man1/kvfs.1
                 .local/share/zsh/site-functions/_kvfs
                 config/fish/completions/kvfs.fish
+                config/systemd/user/kvfs-store@.service
                 config/systemd/user/kvfs@.service
                 data/bash-completion/completions/kvfs
                 1

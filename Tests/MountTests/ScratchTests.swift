@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC "File semantics": editors' scratch files live in memory on the
+/// docs/close-commit.md § Scratch files: editors' scratch files live in memory on the
 /// mount; issue 7.12: their total is bounded (ENOSPC past it) and their
 /// memory goes back when they are removed.
 @Suite("Scratch files' memory", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))

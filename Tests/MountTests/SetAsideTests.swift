@@ -2,7 +2,7 @@ import Foundation
 import KVStore
 import Testing
 
-/// SPEC "The sync directory", quota under concurrency, through a real mount:
+/// docs/sync.md § Quota under concurrency, through a real mount:
 /// while the quota rule sets a key aside, writes that fit still work, and
 /// every change of what is visible reaches the kernel's caches.
 @Suite("Set-aside keys on a real mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC "File semantics" and issue 11: while another process truncates a key
+/// docs/close-commit.md § Buffers, and issue 11: while another process truncates a key
 /// (O_TRUNC) and writes into it, readers see the old value and its size
 /// until the writer's close commits, never the kernel's idea of the size
 /// from the writer's open and writes.

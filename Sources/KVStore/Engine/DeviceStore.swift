@@ -176,7 +176,7 @@ public final class DeviceStore: Sendable {
         try write(key: key) { _, _ throws(KVStoreError) in .put(key: key, value: value) }
     }
 
-    /// Sets a key from the bytes a writer left in its file (SPEC "Values"), and returns the value stored.
+    /// Sets a key from the bytes a writer left in its file (README § Values and their files), and returns the value stored.
     @discardableResult
     public func setFileContent(_ content: [UInt8], forKey key: String) throws(KVStoreError) -> PropertyListValue {
         var stored: PropertyListValue?
@@ -236,28 +236,37 @@ public final class DeviceStore: Sendable {
         }
     }
 
-    /// The one write path: the operation decided from the key's entry (and
-    /// what the store holds), the quota checked, the record appended and
-    /// merged inside the engine's `Mutex` (``EngineState/write(_:replacing:)``);
-    /// then, outside it, a compaction if the journal has grown enough, the commit
-    /// listeners, and the observers.
+    /// The write path for one key: ``write(keys:_:)``.
+    private func write(key: String, _ decide: (KeyEntry?, MergedState) throws(KVStoreError) -> JournalRecord.Operation?)
+    throws(KVStoreError) {
+        try write(keys: [key]) { current, merged throws(KVStoreError) in try decide(current[0], merged).map { [$0] } ?? [] }
+    }
+
+    /// The one write path: the operations decided from the entries of `keys`
+    /// (and what the store holds), the quota checked for all of them
+    /// together, their records journaled in one append and merged, inside
+    /// the engine's `Mutex` (``EngineState/write(_:refusing:)``); then, outside
+    /// it, a compaction if the journal has grown enough, the commit
+    /// listeners, and the observers. All or nothing: one refusal writes none.
     ///
     /// While a compaction is unfinished for want of room, it is done again
     /// first: the room must go to its snapshot, or the old segments it would
     /// remove keep the disk full. A write that finds the disk full compacts
     /// (the room that removals and overwrites left behind is then free: a
     /// small disk stayed full however many keys were removed) and is tried once more.
-    private func write(key: String, _ decide: (KeyEntry?, MergedState) throws(KVStoreError) -> JournalRecord.Operation?)
+    func write(keys: [String], _ decide: ([KeyEntry?], MergedState) throws(KVStoreError) -> [JournalRecord.Operation])
     throws(KVStoreError) {
+        var refusedKey = keys.first ?? ""  // the key a quota refusal names
         defer { announceVisibleChanges() }
         do throws(KVStoreError) {
-            try QuotaUsage.checkKey(key)
+            for key in keys { try QuotaUsage.checkKey(key) }
             compactor.retryUnfinished(engine)
             func attempt() throws(KVStoreError) -> EngineState.WriteOutcome? {
                 try engine.withLock { state throws(KVStoreError) in
-                    let current = try state.entryToReplace(key)
-                    guard let operation = try decide(current, state.merged) else { return nil }
-                    return try state.write(operation, replacing: current)
+                    let current = try state.entriesToReplace(keys)
+                    let operations = try decide(current, state.merged)
+                    guard !operations.isEmpty else { return nil }
+                    return try state.write(operations, refusing: &refusedKey)
                 }
             }
             let written: EngineState.WriteOutcome?
@@ -268,14 +277,14 @@ public final class DeviceStore: Sendable {
                 written = try attempt()
             }
             guard let outcome = written else { return }
-            notifier.appended(outcome.record)
+            for record in outcome.records { notifier.appended(record) }
             if outcome.compactionDue { compactor.compactIfDue(engine) }  // the writer that started it writes the snapshot
             notifier.committed()
             if !outcome.displaced.isEmpty {
                 notifier.record(StoreChange(reason: .quotaViolationChange, keys: Array(outcome.displaced)))
             }
         } catch {
-            if error.isQuotaViolation { notifier.record(StoreChange(reason: .quotaViolationChange, keys: [key]), notifying: false) }
+            if error.isQuotaViolation { notifier.record(StoreChange(reason: .quotaViolationChange, keys: [refusedKey]), notifying: false) }
             throw error
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Stamps from the future (SPEC "The sync directory": a remote stamp too far
+/// Stamps from the future (docs/sync.md § Stamps from the future: a remote stamp too far
 /// in the future is held back with a warning instead of dragging the clock
 /// along). See ``HybridLogicalClock/maximumOffset`` and ``HeldBackRecords``.
 extension EngineState {

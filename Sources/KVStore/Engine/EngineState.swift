@@ -68,43 +68,53 @@ struct EngineState {
 
     /// What a write did, for what the store does once it has let go of the lock.
     struct WriteOutcome {
-        /// The record appended.
-        var record: JournalRecord
+        /// The records appended, in order.
+        var records: [JournalRecord]
         /// Keys the quota rule newly set aside.
         var displaced: Set<String>
         /// Whether the journal has grown enough to be compacted.
         var compactionDue: Bool
     }
 
-    /// The entry a write to `key` replaces, for the caller to decide the
-    /// write from; throws once the store is closed.
-    func entryToReplace(_ key: String) throws(KVStoreError) -> KeyEntry? {
+    /// The entries writes to `keys` replace, for the caller to decide the
+    /// writes from; throws once the store is closed.
+    func entriesToReplace(_ keys: [String]) throws(KVStoreError) -> [KeyEntry?] {
         guard !isClosed else { throw .io(path: sync.path, reason: "the store is closed") }
-        return merged.visible[key]
+        return keys.map { merged.visible[$0] }
     }
 
-    /// The one write: checks the quota, appends the record of `operation`
-    /// and merges it. `current` is the entry it replaces (``entryToReplace(_:)``).
-    mutating func write(_ operation: JournalRecord.Operation, replacing current: KeyEntry?) throws(KVStoreError) -> WriteOutcome {
-        if case let .put(key, value) = operation {
-            try merged.usage.checkWrite(key: key, oldSize: current?.size, newSize: FileForm.encode(value).count)
+    /// The one write: checks the quota for all of `operations` together
+    /// (`refusedKey` is then the key of the value it refuses), appends their
+    /// records in one write(2) and merges them.
+    mutating func write(_ operations: [JournalRecord.Operation], refusing refusedKey: inout String)
+    throws(KVStoreError) -> WriteOutcome {
+        var usage = merged.usage
+        for case let .put(key, value) in operations {
+            refusedKey = key
+            let oldSize = merged.visible[key]?.size, newSize = FileForm.encode(value).count
+            try usage.checkWrite(key: key, oldSize: oldSize, newSize: newSize)
+            usage = QuotaUsage(keys: usage.keys + (oldSize == nil ? 1 : 0), bytes: usage.bytes - (oldSize ?? 0) + newSize)
         }
-        let record = try append(operation)
+        let records = try append(operations)
         let setAsideBefore = merged.setAside
-        let changed = merged.apply([record], in: deviceID)
+        let changed = merged.apply(records, in: deviceID)
         // The caller knows what it wrote; the quota rule may have moved other keys.
-        unannouncedKeys.formUnion(changed.subtracting(record.changes.map(\.key)))
-        return WriteOutcome(record: record, displaced: merged.setAside.subtracting(setAsideBefore), compactionDue: writer.shouldCompact)
+        unannouncedKeys.formUnion(changed.subtracting(records.flatMap { $0.changes.map(\.key) }))
+        return WriteOutcome(records: records, displaced: merged.setAside.subtracting(setAsideBefore), compactionDue: writer.shouldCompact)
     }
 
-    /// Stamps `operation` and appends it to this device's journal: the one
-    /// place where the journal grows, but for a compaction's new segment.
-    private mutating func append(_ operation: JournalRecord.Operation) throws(KVStoreError) -> JournalRecord {
-        let record = JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
-                                   rank: rankKept(by: operation))
-        try writer.append(record)
-        ownLatest = record.stamp.time
-        return record
+    /// Stamps `operations` and appends them to this device's journal in one
+    /// write(2): the one place where the journal grows, but for a
+    /// compaction's new segment.
+    private mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
+        var records: [JournalRecord] = []
+        for operation in operations {
+            records.append(JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
+                                         rank: rankKept(by: operation)))
+        }
+        try writer.append(records)
+        ownLatest = records.last?.stamp.time ?? ownLatest
+        return records
     }
 
     /// The quota rule's place (``JournalRecord/rank``) a write's value takes:

@@ -72,13 +72,14 @@ final class JournalWriter {
         return try JournalWriter(folder: folder, recoveredBy: reader, claim: claim)
     }
 
-    /// Appends one record with one write(2), so readers see all of it or none of it in the common case.
+    /// Appends records with one write(2), so readers see all of them or none
+    /// of them in the common case (a batch, as `kvfs import` writes, is one step).
     /// A write that fails part way (a full disk) is cut off again, so the
-    /// journal never keeps half a record for later appends to follow.
-    func append(_ record: JournalRecord) throws(KVStoreError) {
+    /// journal never keeps part of a batch or half a record for later appends to follow.
+    func append(_ records: [JournalRecord]) throws(KVStoreError) {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
-        let frame = RecordFrame.encode(record)
+        let frame = records.flatMap(RecordFrame.encode)
         do {
             try Files.writeAll(descriptor, frame, path: folder.segmentPath(generation))
         } catch {
@@ -86,7 +87,7 @@ final class JournalWriter {
             throw error
         }
         segmentBytes += frame.count
-        appended += 1
+        appended += UInt64(records.count)
     }
 
     /// Makes every appended record durable, here and now.

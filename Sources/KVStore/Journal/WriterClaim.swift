@@ -5,7 +5,8 @@ import Glibc
 
 /// Which process writes a device's folder: `writer.json` in it, rewritten by
 /// each process that opens the folder to write, with a nonce of its own and
-/// the state directory it runs from (SPEC: two processes never write as one device).
+/// the state directory it runs from: two processes never write as one device
+/// (docs/format.md § Writer claim).
 ///
 /// A state directory copied with its device id (`cp -r state1 state2`, a
 /// backup restored on a second machine) would make two writers of one folder:

@@ -40,12 +40,23 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
         self.init(device: try LibraryDevice(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: deviceName))
     }
 
-    /// The default store, as the same device as ``default``: a new object over
+    /// This program's own store, as the same device as ``default``: a new object over
     /// the same values, so what one writes the other reads at once, and neither
     /// posts the other's writes (they are one device's own). Apple's `init()`;
     /// like ``default`` it stops the program if the store cannot be opened.
     public convenience init() {
         self.init(device: Self.defaultDevice)
+    }
+
+    /// The store `storeIdentifier` names in the sync root (`$XDG_DATA_HOME/kvfs/`),
+    /// made if new: another app's, for tools and tests. Opened as ``default``
+    /// opens this program's own, and as the same device as every other object
+    /// of this process over that store (``default`` included, when it is that store).
+    ///
+    /// - Throws: ``InvalidStoreIdentifier`` when the text is not an
+    ///   identifier; ``KVStoreError`` when the store cannot be opened.
+    public convenience init(storeIdentifier: String) throws {
+        self.init(device: try LibraryDevice.shared(for: try StoreIdentifier(storeIdentifier)))
     }
 
     private init(device: LibraryDevice) {
@@ -68,36 +79,34 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
         if let token = observer.withLock({ $0 }) { device.store.removeChangeObserver(token) }
     }
 
-    /// The default store (`$XDG_DATA_HOME/kvfs/default`, the one `kvfs mount`
-    /// serves without `--sync-dir`), opened on first use. ``init()`` gives
-    /// other objects over the same device.
+    /// This program's own store, as each of Apple's apps has its own: the
+    /// folder ``defaultStoreIdentifier`` names in the sync root
+    /// (`$XDG_DATA_HOME/kvfs/`; `kvfs mount --store ID` serves the same
+    /// store), opened on first use. ``init()`` gives other objects over the same device.
     ///
     /// This program is a device of its own, with the state directory
-    /// `$XDG_STATE_HOME/kvfs/swift-PROGRAM`, so it runs beside a mount of the
-    /// same store; a second instance running at the same time takes
-    /// `swift-PROGRAM-2`, and so on. Like Apple's `default` it cannot fail: if
-    /// the store cannot be opened (the folder is not writable, eight instances
-    /// run) the program stops with the reason; use
+    /// `$XDG_STATE_HOME/kvfs/swift-PROGRAM@ID` (`swift-PROGRAM` for the store
+    /// `default`), so it runs beside a mount of the same store; a second
+    /// instance running at the same time takes `swift-PROGRAM-2@ID`, and so
+    /// on. Like Apple's `default` it cannot fail: if the store cannot be
+    /// opened (the folder is not writable, eight instances run) the program
+    /// stops with the reason; use ``init(storeIdentifier:)`` or
     /// ``init(syncDirectory:stateDirectory:deviceName:)`` to handle that instead.
     public static let `default` = UbiquitousKeyValueStore(device: defaultDevice)
 
+    /// The identifier of the store ``default`` opens: `KVFS_STORE`, else the
+    /// main bundle's identifier (an `Info.plist` beside the executable), else
+    /// the executable's name; see the README's "Swift" section. A program
+    /// whose `KVFS_STORE` or bundle identifier is no identifier stops with the reason.
+    public static let defaultStoreIdentifier: StoreIdentifier = {
+        do { return try AppStoreIdentifier.current() } catch { fatalError("kvfs: cannot name this program's key-value store: \(error)") }
+    }()
+
     /// The device ``default`` and ``init()`` share, open for the rest of the program.
     private static let defaultDevice: LibraryDevice = {
-        let program = ProcessInfo.processInfo.processName
-        let stateFolder = DeviceStore.defaultStateDirectory(for: DeviceStore.defaultSyncDirectory).deletingLastPathComponent()
-        var failure = KVStoreError.io(path: stateFolder.path, reason: "no state directory was free")
-        for instance in 1...8 {
-            let name = instance == 1 ? "swift-\(program)" : "swift-\(program)-\(instance)"
-            do throws(KVStoreError) {
-                return try LibraryDevice(syncDirectory: DeviceStore.defaultSyncDirectory,
-                                         stateDirectory: stateFolder.appendingPathComponent(name),
-                                         deviceName: String("\(ProcessInfo.processInfo.hostName) (\(name))".prefix(DeviceName.maximumLength)))
-            } catch {
-                failure = error
-                guard case .stateDirectoryBusy = error else { break }
-            }
+        do { return try LibraryDevice.shared(for: defaultStoreIdentifier) } catch {
+            fatalError("kvfs: cannot open this program's key-value store (\(defaultStoreIdentifier)): \(error)")
         }
-        fatalError("kvfs: cannot open the default key-value store: \(failure)")
     }()
 
     /// The value stored for `key`, or nil.

@@ -45,7 +45,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The errno a filesystem reports for this error (SPEC "Limits" and "Values").
+    /// The errno a filesystem reports for this error (README § Limits and errors, § Values and their files).
     public var errno: Int32 {
         switch self {
         case .emptyKey, .noSuchKey: ENOENT

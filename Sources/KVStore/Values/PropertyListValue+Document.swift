@@ -27,6 +27,13 @@ extension PropertyListValue {
         }
     }
 
+    /// The value as an XML property list that keeps every bit: the document
+    /// ``propertyListData(format:)`` writes, in which a real or date whose
+    /// text loses bits (a date's fraction of a second, a NaN's sign and
+    /// payload) also carries them in an `exact` attribute, which kvfs reads
+    /// back and Apple's and Python's parsers ignore. What `kvfs export` writes.
+    public var exactXMLPropertyListData: Data { Data(XMLPropertyListWriter.document(self, exact: true)) }
+
     /// Decodes a property-list document (XML or binary, told apart by its
     /// first bytes) of any top-level type, within `limits`.
     public init(propertyListData data: Data, limits: DecodingLimits = .standard) throws(PropertyListDecodingError) {

@@ -29,10 +29,12 @@ private struct Parser {
         self.budget = budget
     }
 
-    /// An opening tag: its name and whether it closed itself (`<true/>`).
+    /// An opening tag: its name, whether it closed itself (`<true/>`), and its
+    /// `exact` attribute (``ExactSpelling``), the one attribute kvfs reads.
     struct Tag {
         var name: String
         var isEmpty: Bool
+        var exact: String?
     }
 
     func fail(_ reason: String) -> PropertyListDecodingError {
@@ -98,9 +100,9 @@ private struct Parser {
         case "integer":
             return .integer(try parsed(tag) { Self.integer($0) })
         case "real":
-            return .real(try parsed(tag) { RealText.parse($0) })
+            return ExactSpelling.value(.real(try parsed(tag) { RealText.parse($0) }), exact: tag.exact)
         case "date":
-            return .date(try parsed(tag) { DateText.parse($0) })
+            return ExactSpelling.value(.date(try parsed(tag) { DateText.parse($0) }), exact: tag.exact)
         case "data":
             let text = tag.isEmpty ? [] : try content(closing: "data")
             guard let data = Base64.decode(text) else { throw fail("<data> that is not base64") }
@@ -213,26 +215,29 @@ private struct Parser {
         index += 1
         let name = self.name()
         guard !name.isEmpty else { throw fail("a malformed tag") }
+        var exact: String?
         while true {
             skipSpace()
             guard index < bytes.count else { throw fail("a tag that is not closed") }
             switch bytes[index] {
             case UInt8(ascii: ">"):
                 index += 1
-                return Tag(name: name, isEmpty: false)
+                return Tag(name: name, isEmpty: false, exact: exact)
             case UInt8(ascii: "/"):
                 guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">") else { throw fail("a malformed tag") }
                 index += 2
-                return Tag(name: name, isEmpty: true)
+                return Tag(name: name, isEmpty: true, exact: exact)
             default:
-                try attribute()
+                let (attribute, value) = try attribute()
+                if attribute == ExactSpelling.attribute { exact = String(decoding: bytes[value], as: UTF8.self) }
             }
         }
     }
 
-    /// `name = "value"` (or single quotes), skipped.
-    mutating func attribute() throws(PropertyListDecodingError) {
-        guard !name().isEmpty else { throw fail("a malformed attribute") }
+    /// `name = "value"` (or single quotes): the name, and where the value is, as it is written.
+    mutating func attribute() throws(PropertyListDecodingError) -> (name: String, value: Range<Int>) {
+        let name = self.name()
+        guard !name.isEmpty else { throw fail("a malformed attribute") }
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { throw fail("an attribute without a value") }
         index += 1
@@ -242,7 +247,9 @@ private struct Parser {
         }
         let quote = bytes[index]
         index += 1
-        _ = try skip(past: [quote], what: "attribute value")
+        let start = index
+        let end = try skip(past: [quote], what: "attribute value")
+        return (name, start..<end - 1)
     }
 
     /// `</name>`.

@@ -20,39 +20,43 @@
 /// CoreFoundation, libplist and kvfs read the references. A reference is the
 /// least bad choice: Apple writes them raw, which those parsers refuse too, and
 /// raw escape characters would reach the terminal of whoever runs `cat`.
+///
+/// With `exact`, a real or date whose text loses bits also carries them in an
+/// attribute that other parsers ignore (``ExactSpelling``): what `kvfs export` writes.
 enum XMLPropertyListWriter {
-    static func document(_ value: PropertyListValue) -> [UInt8] {
+    static func document(_ value: PropertyListValue, exact: Bool = false) -> [UInt8] {
         var text = """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
             <plist version="1.0">
 
             """
-        write(value, indent: 0, into: &text)
+        write(value, indent: 0, exact: exact, into: &text)
         text += "</plist>\n"
         return Array(text.utf8)
     }
 
-    private static func write(_ value: PropertyListValue, indent: Int, into text: inout String) {
+    private static func write(_ value: PropertyListValue, indent: Int, exact: Bool, into text: inout String) {
         let tabs = String(repeating: "\t", count: indent)
+        let attribute = exact ? ExactSpelling.attribute(for: value).map { " \(ExactSpelling.attribute)=\"\($0)\"" } ?? "" : ""
         switch value {
         case let .string(string): text += tabs + "<string>" + escaped(string) + "</string>\n"
         case let .integer(number): text += tabs + "<integer>\(number)</integer>\n"
-        case let .real(number): text += tabs + "<real>" + RealText.format(number, spelling: .propertyList) + "</real>\n"
+        case let .real(number): text += tabs + "<real\(attribute)>" + RealText.format(number, spelling: .propertyList) + "</real>\n"
         case let .bool(flag): text += tabs + (flag ? "<true/>\n" : "<false/>\n")
-        case let .date(date): text += tabs + "<date>" + DateText.format(date, precision: .seconds) + "</date>\n"
+        case let .date(date): text += tabs + "<date\(attribute)>" + DateText.format(date, precision: .seconds) + "</date>\n"
         case let .data(bytes): text += tabs + "<data>" + Base64.encode(Array(bytes)) + "</data>\n"
         case let .array(elements):
             guard !elements.isEmpty else { text += tabs + "<array/>\n"; return }
             text += tabs + "<array>\n"
-            for element in elements { write(element, indent: indent + 1, into: &text) }
+            for element in elements { write(element, indent: indent + 1, exact: exact, into: &text) }
             text += tabs + "</array>\n"
         case let .dictionary(entries):
             guard !entries.isEmpty else { text += tabs + "<dict/>\n"; return }
             text += tabs + "<dict>\n"
             for (key, element) in entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
                 text += tabs + "\t<key>" + escaped(key) + "</key>\n"
-                write(element, indent: indent + 1, into: &text)
+                write(element, indent: indent + 1, exact: exact, into: &text)
             }
             text += tabs + "</dict>\n"
         }

@@ -1,4 +1,6 @@
 import Foundation
+import LinuxSystem
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,12 +94,16 @@ enum MountPropagationBenchmark: Benchmark {
 
     /// Writes `value` to `path` with open/write/close (the commit is close()).
     static func write(_ value: String, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ChildProcessError.failed("open \(path)", String(cString: strerror(errno))) }
-        let written = value.utf8CString.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
-        guard close(fd) == 0, written == value.utf8.count else {
-            throw ChildProcessError.failed("write \(path)", String(cString: strerror(errno)))
+        let file = try SystemCallError.naming("open", path) {
+            try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
         }
+        do {
+            try file.write(all: value.utf8)
+        } catch {
+            try? file.close()
+            throw error
+        }
+        try SystemCallError.naming("close", path) { try file.close() }
     }
 
     private static func printRow(_ columns: String...) {

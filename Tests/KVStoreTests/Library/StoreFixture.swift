@@ -84,13 +84,15 @@ func temporaryHome() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("kvfs-library-default-\(UUID().uuidString)").path
 }
 
-/// Runs `body` with `$XDG_DATA_HOME` and `$XDG_STATE_HOME` in `home`, so that
-/// `.default` opens a store of its own there. Only in an exit test's child
-/// process: the environment is the whole process's, and `.default` opens once.
+/// Runs `body` with `$XDG_DATA_HOME` and `$XDG_STATE_HOME` in `home`, and
+/// `KVFS_STORE=default`, so that `.default` opens the store `default` of its
+/// own there. Only in an exit test's child process: the environment is the
+/// whole process's, and `.default` opens once.
 func withDefaultStore(in home: String, _ body: (URL) async throws -> Void) async rethrows {
     let home = URL(fileURLWithPath: home)
     setenv("XDG_DATA_HOME", home.appendingPathComponent("data").path, 1)
     setenv("XDG_STATE_HOME", home.appendingPathComponent("state").path, 1)
+    setenv("KVFS_STORE", "default", 1)
     try await body(home)
 }
 

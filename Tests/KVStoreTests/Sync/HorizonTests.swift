@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// SPEC "The sync directory": a remote stamp too far in the future is held
+/// docs/sync.md § Stamps from the future: a remote stamp too far in the future is held
 /// back with a warning instead of dragging the clock along; the clock never
 /// issues a stamp its own reader refuses (issue 7.4).
 @Suite("Stamps from the far future")

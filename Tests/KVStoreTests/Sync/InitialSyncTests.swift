@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// InitialSyncChange (SPEC "Change-notification log"): at opening, exactly the
+/// InitialSyncChange (docs/sync.md § Change notifications): at opening, exactly the
 /// keys whose visible entry differs from what this device saw when it last ran.
 @Suite("InitialSyncChange")
 struct InitialSyncTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// SPEC "The sync directory": retiring a device keeps every value and removal
+/// docs/sync.md § Retirement and adoption: retiring a device keeps every value and removal
 /// it won; a device folder that merely vanishes never costs data (``Adoption``).
 @Suite("Retiring devices, and folders that vanish")
 struct RetireTests {

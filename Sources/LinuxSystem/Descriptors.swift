@@ -1,0 +1,27 @@
+import SystemPackage
+
+extension FileDescriptor {
+    /// Reads until the end of the file (or of the pipe's last writer), retrying
+    /// on `EINTR`.
+    public func readToEnd(chunk: Int = 4096) throws(SystemCallError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let count = try SystemCallError.naming("read") { try buffer.withUnsafeMutableBytes { try read(into: $0) } }
+            if count == 0 { return bytes }
+            bytes += buffer[0..<count]
+        }
+    }
+
+    /// The whole content of the file at `path` (opened read-only, close-on-exec).
+    public static func contents(of path: String) throws(SystemCallError) -> [UInt8] {
+        let file = try SystemCallError.naming("open", path) { try FileDescriptor.open(path, .readOnly, options: .closeOnExec) }
+        defer { try? file.close() }
+        return try file.readToEnd()
+    }
+
+    /// Writes all of `bytes`, retrying on `EINTR` and after short writes.
+    public func write(all bytes: some Sequence<UInt8>) throws(SystemCallError) {
+        _ = try SystemCallError.naming("write") { try writeAll(bytes) }
+    }
+}

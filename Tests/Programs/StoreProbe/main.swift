@@ -1,0 +1,57 @@
+// kvfs-store-probe: a Swift program that uses NSUbiquitousKeyValueStore.default
+// as an app does, for the tests of stores per app (MountTests/AppStoreTests).
+// Its arguments are steps, run in order; what it sees is printed one line each:
+//   identifier          the identifier of the store .default opens
+//   set KEY VALUE       stores a string
+//   get KEY             prints the string, or nil
+//   fill                fills the quota to its last byte with one data value,
+//                       then tries one byte more (refused: QuotaViolationChange)
+//   usage               prints the keys and bytes the store uses
+//   watch SECONDS       waits, printing every change notification meanwhile
+//   wait-for KEY SECONDS  waits until a notification names KEY (or says timeout)
+// Every didChangeExternallyNotification is printed as it comes:
+//   notified REASON KEY,KEY...
+import Foundation
+import KVStore
+
+let store = NSUbiquitousKeyValueStore.default
+let seen = NotificationLog()
+NotificationCenter.default.addObserver(forName: NSUbiquitousKeyValueStore.didChangeExternallyNotification, object: store, queue: nil) { note in
+    let reason = note.userInfo?[NSUbiquitousKeyValueStoreChangeReasonKey] as? Int ?? -1
+    let keys = note.userInfo?[NSUbiquitousKeyValueStoreChangedKeysKey] as? [String] ?? []
+    seen.add(keys)
+    print("notified \(reason) \(keys.sorted().joined(separator: ","))")
+}
+store.synchronize()
+
+/// The keys notified so far, from the notification queue.
+final class NotificationLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: Set<String> = []
+    func add(_ more: [String]) { lock.withLock { keys.formUnion(more) } }
+    func contains(_ key: String) -> Bool { lock.withLock { keys.contains(key) } }
+}
+
+var steps = Array(CommandLine.arguments.dropFirst())
+@MainActor func next() -> String { steps.isEmpty ? "" : steps.removeFirst() }
+while !steps.isEmpty {
+    switch next() {
+    case "identifier": print(UbiquitousKeyValueStore.defaultStoreIdentifier)
+    case "set":
+        let key = next()
+        store.set(next(), forKey: key)
+    case "get": print(store.string(forKey: next()) ?? "nil")
+    case "fill":
+        let room = Limits.maxTotalBytes - store.usage.bytes
+        try store.setValue(.data(Data(count: room)), forKey: "fill")
+        do { try store.setValue(.data(Data(count: 1)), forKey: "one-more") } catch { print("refused: \(error)") }
+    case "usage": print("usage \(store.usage.keys) keys \(store.usage.bytes) bytes")
+    case "watch": Thread.sleep(forTimeInterval: Double(next()) ?? 1)
+    case "wait-for":
+        let key = next(), deadline = Date().addingTimeInterval(Double(next()) ?? 10)
+        while !seen.contains(key) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if !seen.contains(key) { print("timeout waiting for \(key)") }
+    case let step: fatalError("unknown step \(step)")
+    }
+}
+store.synchronize()
