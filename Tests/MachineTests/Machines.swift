@@ -103,7 +103,7 @@ struct Machines {
             #expect((Int(took.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max) < 2000, "10 writes took \(took) ms")
             #expect(try m1.ok("grep -c 'does not answer' \"$STATE/daemon.log\"") == "1\n")
             try m1.startSyncthing()
-            try waitFor(seconds: 60, "m1 and m2 connected again") { m1.connectedPeers() == 1 }
+            try waitUntil(seconds: 60, "m1 and m2 connected again", every: 0.05) { m1.connectedPeers() == 1 }
             try m1.ok("echo back > \"$M/fast\"")
             try arrives("back\n", at: m2, key: "fast", within: 5)
             #expect(try m1.ok("grep -c 'answers again' \"$STATE/daemon.log\"") == "1\n")

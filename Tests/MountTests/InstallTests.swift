@@ -13,15 +13,12 @@ import Glibc
 @Suite("Installing kvfs", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct InstallTests {
     /// The repository's root, where mount-scripts/ is.
-    static let repository = MountEnvironment.productsDirectory.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let repository = Repository.root
     static let generateManual = MountEnvironment.productsDirectory.appendingPathComponent("generate-manual").path
 
-    static func requireGenerateManual(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func requireGenerateManual() throws {
         guard access(generateManual, X_OK) == 0 else {
-            Issue.record("generate-manual is missing at \(generateManual): run `swift build --product generate-manual` (run-tests.sh does)",
-                         sourceLocation: sourceLocation)
-            throw MountEnvironment.MissingBinary()
+            throw MountEnvironment.MissingBinary(path: generateManual, build: "swift build --product generate-manual", hint: "run-tests.sh does")
         }
     }
 

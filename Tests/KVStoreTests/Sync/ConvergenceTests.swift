@@ -35,7 +35,7 @@ struct ConvergenceTests {
     }
 
     private func check(seed: UInt64, clockSpread: Int64) throws {
-        let root = FastTemporaryFolder()
+        let root = TemporaryFolder("kvfs-sync", inMemory: true)  // the schedules fsync a lot
         defer { root.cleanup() }
         let cluster = try SimulatedCluster(seed: seed, root: root.path, clockSpread: clockSpread)
         defer { cluster.stop() }
@@ -63,17 +63,4 @@ struct ConvergenceTests {
             return "\(key)=\(value)"
         }.joined(separator: " ")
     }
-}
-
-/// A fresh folder in memory (`/dev/shm` where there is one): the schedules fsync a lot.
-struct FastTemporaryFolder {
-    let path: String
-
-    init() {
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        path = base + "/kvfs-sync-" + UUID().uuidString.prefix(8)
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
