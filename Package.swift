@@ -70,6 +70,10 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "TestSupport"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit", "TestSupport"]),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
+        // The fuzz targets' oracles (Tests/Fuzz/*.swift but the fuzz binary's entry point) over the corpus,
+        // the crashers and the samples; mount-scripts/fuzz.sh compiles the same files with libFuzzer.
+        .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport"], path: "Tests/Fuzz",
+                    exclude: ["Support.swift", "Measure", "corpus", "crashers", "samples"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests", dependencies: ["LinuxSystem", "TestSupport"]),
     ],
