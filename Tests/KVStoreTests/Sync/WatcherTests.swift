@@ -39,11 +39,13 @@ struct WatcherTests {
     }
 
     @Test func aStoppedWatcherRefreshesNoMore() throws {
-        let a = try fixture.open("a"), b = try fixture.open("b")
-        defer { a.close(); b.close(); fixture.cleanup() }
+        let a = try fixture.open("a"), b = try fixture.open("b"), c = try fixture.open("c")
+        let running = SyncWatcher(store: c, pollInterval: 0.01)
+        defer { running.stop(); a.close(); b.close(); c.close(); fixture.cleanup() }
         SyncWatcher(store: b, pollInterval: 0.01).stop()
         try a.set(.integer(1), forKey: "k")
-        usleep(100_000)
+        // A watcher like b's that still runs has noticed the write by now.
+        #expect(poll(seconds: 10, every: 0.002) { c.value(forKey: "k") == .integer(1) })
         #expect(b.value(forKey: "k") == nil)
     }
 }

@@ -204,6 +204,30 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
         return connections.values.filter { $0["connected"] as? Bool == true }.count
     }
 
+    /// How complete `peer`'s copy of the sync directory is, as this machine's
+    /// Syncthing knows it (0 to 100): 100 once the peer has every file this
+    /// machine has, as far as their last exchange of indexes says.
+    func completion(of peer: Machine) throws -> Double {
+        try syncthingNumber("/rest/db/completion?folder=kvfs&device=\(peer.syncthingID)", "completion")
+    }
+
+    /// The sequence number of this machine's own index of the sync directory:
+    /// it grows as Syncthing indexes a local change, which it then announces
+    /// to every peer it is connected to.
+    func indexSequence() throws -> Int {
+        Int(try syncthingNumber("/rest/db/status?folder=kvfs", "sequence"))
+    }
+
+    /// A number field of a Syncthing REST answer.
+    private func syncthingNumber(_ path: String, _ field: String) throws -> Double {
+        let output = try self.output("st GET '\(path)'")
+        guard let object = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+              let number = (object[field] as? NSNumber)?.doubleValue else {
+            throw MachineError("\(name): no \(field) in \(path): \(output)")
+        }
+        return number
+    }
+
     /// Asks Syncthing to scan the whole sync directory now.
     func scan() throws { try ok("st POST /rest/db/scan?folder=kvfs") }
 
