@@ -50,25 +50,32 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "fusekit-hello", dependencies: ["FUSEKit"]),
+        // Harness code the test targets and kvfs-bench share (processes, shell scripts, temporary
+        // folders, waiting, a Syncthing pair): no product depends on it, and it imports no test framework.
+        .target(name: "TestSupport", dependencies: ["LinuxSystem", .product(name: "SystemPackage", package: "swift-system")],
+                path: "Tests/TestSupport"),
         .executableTarget(name: "kvfs-bench", dependencies: [
-            "KVStore", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system"),
+            "KVStore", "LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // A Swift program that uses `.default` as an app does; MountTests runs copies of it as apps of their own.
-        .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore"], path: "Tests/Programs/StoreProbe"),
-        .testTarget(name: "KVStoreTests", dependencies: ["KVStore"], exclude: ["Library/Seed002"]),
+        .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore", "TestSupport"], path: "Tests/Programs/StoreProbe"),
+        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", "TestSupport"]),
         // Seed 002 (an app with its own `KeyValueStore` and `InMemoryKeyValueStore`)
         // as an app module and its tests, each importing KVStore too: the name
         // clash issue 9 item 8 is about needs modules of their own.
-        .target(name: "OnboardingApp", dependencies: ["KVStore"], path: "Tests/KVStoreTests/Library/Seed002/OnboardingApp"),
-        .testTarget(name: "OnboardingAppTests", dependencies: ["OnboardingApp", "KVStore"],
-                    path: "Tests/KVStoreTests/Library/Seed002/OnboardingAppTests"),
-        .testTarget(name: "MountTests", dependencies: ["KVStore"]),
-        // LinuxSystem: for ChildProcess.swift, linked from kvfs-bench.
-        .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "LinuxSystem"]),
-        .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
-        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "OnboardingApp", dependencies: ["KVStore"], path: "Tests/Seed002/OnboardingApp"),
+        .testTarget(name: "OnboardingAppTests", dependencies: ["OnboardingApp", "KVStore", "TestSupport"],
+                    path: "Tests/Seed002/OnboardingAppTests"),
+        .testTarget(name: "MountTests", dependencies: ["KVStore", "TestSupport"]),
+        .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "TestSupport"]),
+        .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit", "TestSupport"]),
+        .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
+        // The fuzz targets' oracles (Tests/Fuzz/*.swift but the fuzz binary's entry point) over the corpus,
+        // the crashers and the samples; mount-scripts/fuzz.sh compiles the same files with libFuzzer.
+        .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport"], path: "Tests/Fuzz",
+                    exclude: ["Support.swift", "Measure", "corpus", "crashers", "samples"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
-        .testTarget(name: "MachineTests"),
+        .testTarget(name: "MachineTests", dependencies: ["LinuxSystem", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -208,8 +208,7 @@ struct MountedTests {
 
     @Test("stop() before run() makes run() unmount and return at once")
     func stopBeforeRun() throws {
-        var template = Array("/tmp/fusekit-test-XXXXXX".utf8CString)
-        let path = String(cString: try #require(mkdtemp(&template)))
+        let path = TemporaryFolder("fusekit-test").path
         defer { rmdir(path) }
         let session = try FUSESession(fileSystem: MemoryFileSystem())
         try session.mount(at: path)

@@ -1,6 +1,7 @@
 import FUSEKit
 import Foundation
 import Glibc
+@_exported import TestSupport
 
 /// A FUSEKit session mounted at a fresh temporary directory and served on a
 /// background thread. Call ``close()`` (in a `defer`) to stop, unmount and
@@ -17,7 +18,8 @@ final class TestMount: @unchecked Sendable {
 
     let fileSystem: any FileSystemOperations
     let session: FUSESession
-    let path: String
+    let folder = TemporaryFolder("fusekit-test")
+    var path: String { folder.path }
     private let finished = DispatchSemaphore(value: 0)
     private var runError: Errno?
     private var closed = false
@@ -25,15 +27,12 @@ final class TestMount: @unchecked Sendable {
     init(_ fileSystem: any FileSystemOperations = MemoryFileSystem(),
          options: MountOptions = MountOptions(fsName: "fusekit-test", subtype: "fusekittest"),
          loop: LoopConfiguration = .multiThreaded()) throws {
-        var template = Array("/tmp/fusekit-test-XXXXXX".utf8CString)
-        guard let directory = mkdtemp(&template) else { throw Errno.current }
-        path = String(cString: directory)
         self.fileSystem = fileSystem
         do {
             session = try FUSESession(fileSystem: fileSystem, options: options)
             try session.mount(at: path)
         } catch {
-            rmdir(path)
+            folder.cleanup()
             throw error
         }
         let session = self.session
@@ -64,7 +63,7 @@ final class TestMount: @unchecked Sendable {
         session.stop()
         _ = waitForLoop()
         if TestMount.isMounted(path) { _ = umount2(path, Int32(MNT_DETACH)) }
-        rmdir(path)
+        rmdir(path)  // not folder.cleanup(): a mount left on it must not be emptied
     }
 
     /// Whether `/proc/mounts` lists a mount at `path`.
@@ -74,30 +73,11 @@ final class TestMount: @unchecked Sendable {
     }
 }
 
-/// The result of a shell command.
-struct ShellResult {
-    var status: Int32
-    var output: String
-    var error: String
-}
-
 /// Runs `command` with `/bin/sh -c`, killed after 30 seconds so that a hung
 /// filesystem fails the test instead of hanging it.
 @discardableResult
 func sh(_ command: String) throws -> ShellResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-    process.arguments = ["30", "/bin/sh", "-c", command]
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ShellResult(status: process.terminationStatus,
-                       output: String(decoding: out, as: UTF8.self),
-                       error: String(decoding: err, as: UTF8.self))
+    try runShell(command, in: NSTemporaryDirectory(), environment: ProcessInfo.processInfo.environment, timeout: 30)
 }
 
 /// `renameat2(2)`, looked up at run time: Glibc's Swift module does not export it.

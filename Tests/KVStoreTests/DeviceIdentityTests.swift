@@ -104,15 +104,22 @@ struct DeviceIdentityTests {
     }
 
     @Test("another process that takes this device's folder (a copy that kept even the state directory's inode) stops this one's writes, in one line")
-    func aSecondWriterOfTheFolderStopsTheFirst() throws {
+    func aSecondWriterOfTheFolderStopsTheFirst() async throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }
         let store = try open(root, "state", name: "one")
         defer { store.close() }
         try store.set(.integer(1), forKey: "k")
-        // What such a copy does when it starts: it claims the folder from a state directory with the same inode.
-        let folder = try #require(try store.sync.folder(of: store.deviceID).open())
-        try WriterClaim(statePath: "/elsewhere/state", stateInode: store.state.inode).claim(in: folder)
+        // A second process from a state directory with the same inode, as on a cloned disk image: here this one,
+        // through another path, with its lock file gone (a clone's lock does not reach this process either).
+        try FileManager.default.createSymbolicLink(atPath: root.sub("elsewhere").path, withDestinationPath: root.sub("state").path)
+        unlink(root.sub("state/lock").path)
+        await #expect(processExitsWith: .success, "the second process opens the store as the same device") {
+            [sync = root.sub("sync").path as String, state = root.sub("elsewhere").path as String] in
+            let second = try DeviceStore(syncDirectory: URL(fileURLWithPath: sync), stateDirectory: URL(fileURLWithPath: state),
+                                         deviceName: "one", warn: { _ in })
+            second.close()
+        }
         let segment = root.sub("sync/devices/\(store.deviceID.hex)/" + DeviceFolder.segmentName(1)).path
         let journal = try Files.read(segment)
         for attempt in 1...2 {
@@ -120,7 +127,8 @@ struct DeviceIdentityTests {
                 try store.set(.integer(2), forKey: "k")
                 Issue.record("attempt \(attempt): a second writer of the folder was not noticed")
             } catch {
-                #expect("\(error)".contains("another process") && "\(error)".contains("/elsewhere/state"))
+                #expect("\(error)".contains("another process (pid ") && "\(error)".contains(root.sub("elsewhere").path), "\(error)")
+                #expect(!"\(error)".contains("pid \(getpid()) "), "\(error)")
                 #expect(!"\(error)".contains("\n"))
             }
         }

@@ -168,5 +168,22 @@ struct DeviceStoreTests {
         #expect((object["keys"] as? [String: Int])?["used"] == 1)
         #expect((object["bytes"] as? [String: Int])?["used"] == 2)
         #expect((object["device"] as? [String: Any])?["name"] as? String == "laptop")
+
+        // Per device: its state, how far it read the others, how far behind it is, when it was last heard from.
+        let desk = try openStore(root, device: "desk")
+        desk.refresh()  // reads the laptop's k
+        desk.close()  // publishes its progress, closed
+        store.refresh()
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(store.status().json().utf8)) as? [String: Any])
+        let devices = try #require(status["devices"] as? [[String: Any]])
+        let laptop = try #require(devices.first { $0["name"] as? String == "laptop" })
+        let other = try #require(devices.first { $0["name"] as? String == "desk" }, "\(devices)")
+        let written = try #require(store.entry(forKey: "k")).stamp.time.date
+        #expect(laptop["state"] as? String == "this" && laptop["behindSeconds"] as? Double == 0 && laptop["secondsSinceHeard"] == nil,
+                "\(laptop)")
+        #expect(other["state"] as? String == "stopped", "\(other)")
+        #expect(other["read"] as? [String: String] == [store.deviceID.hex: DateText.format(written)], "\(other)")
+        #expect(other["behindSeconds"] as? Double == 0, "\(other)")
+        #expect((other["secondsSinceHeard"] as? Double).map { (0..<60).contains($0) } == true, "\(other)")
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 @testable import LinuxSystem
 import SystemPackage
+import TestSupport
 import Testing
 
 @Suite("LinuxSystem: the /proc reader")
@@ -56,15 +57,10 @@ struct ProcReaderTests {
         #expect(try !ProcessFolder.current.commandLine().isEmpty)
         let child = try Spawn("/bin/sleep", ["30"]).start()
         let folder = ProcessFolder(pid: child.pid)
-        for _ in 0..<500 where try folder.name() != "sleep" { usleep(1000) }  // until it has run exec
+        try poll(seconds: 1, every: 0.001) { try folder.name() == "sleep" }  // until it has run exec
         #expect(try folder.name() == "sleep" && folder.commandLine() == ["/bin/sleep", "30"] && !folder.isZombie())
         try child.send(SIGKILL)
-        var zombie = false
-        for _ in 0..<500 where !zombie {
-            zombie = try folder.isZombie()
-            usleep(1000)
-        }
-        #expect(zombie)
+        #expect(try poll(seconds: 1, every: 0.001) { try folder.isZombie() })
         _ = try child.wait()
         #expect(throws: SystemCallError("open", "/proc/\(child.pid)/stat", errno: .noSuchFileOrDirectory)) {
             try ProcessFolder(pid: child.pid).state()

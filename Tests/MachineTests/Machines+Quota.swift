@@ -19,7 +19,7 @@ extension Machines {
             // Admitted oldest first: m1's six, then m2's first four; m2-5 and m2-6 would pass the limit.
             let setAside = "jq -c .setAside \"$M/.kvfs/status\""
             for machine in cluster.machines {
-                try waitFor(seconds: 90, "\(machine.name) to set m2-5 and m2-6 aside") {
+                try waitUntil(seconds: 90, "\(machine.name) to set m2-5 and m2-6 aside", every: 0.05) {
                     try machine.output(setAside) == "[\"m2-5\",\"m2-6\"]\n"
                 }
             }
@@ -33,11 +33,11 @@ extension Machines {
             // Room made on m1 brings the set-aside values back, oldest first, on both machines.
             try m1.ok("rm \"$M/m1-1\"")
             for machine in cluster.machines {
-                try waitFor(seconds: 30, "m2-5 back on \(machine.name)") { try machine.output(setAside) == "[\"m2-6\"]\n" }
+                try waitUntil(seconds: 30, "m2-5 back on \(machine.name)", every: 0.05) { try machine.output(setAside) == "[\"m2-6\"]\n" }
             }
             try m2.ok("rm \"$M/m2-1\"")
             for machine in cluster.machines {
-                try waitFor(seconds: 30, "m2-6 back on \(machine.name)") { try machine.output(setAside) == "[]\n" }
+                try waitUntil(seconds: 30, "m2-6 back on \(machine.name)", every: 0.05) { try machine.output(setAside) == "[]\n" }
             }
             #expect(try cluster.waitForAgreement().split(separator: "\n").count == 1 + 5 + 5)
             #expect(try m1.ok("wc -c < \"$M/m2-6\"") == "100001\n")

@@ -15,16 +15,16 @@ extension Machines {
             // A device folder that merely vanishes (a mistake, a synchronizer mid-transfer) costs nothing:
             // Syncthing carries the removal everywhere, and m3, still running, writes its folder again.
             try m2.ok("rm -rf \"$SYNC/devices/\(id3)\"")
-            try waitFor(seconds: 60, "m3's folder back on m2") { FileManager.default.fileExists(atPath: m2.sync + "/devices/\(id3)/device.json") }
+            try waitUntil(seconds: 60, "m3's folder back on m2", every: 0.05) { FileManager.default.fileExists(atPath: m2.sync + "/devices/\(id3)/device.json") }
             #expect(try cluster.waitForAgreement() == expected)
             // m3 is retired for good: unmounted (its last progress says so), Syncthing stopped, retired from m1.
             m3.unmount()
-            try waitFor(seconds: 60, "m1 to see m3 stopped") { try m1.output("kvfs devices $S | grep ' m3 '").contains("stopped") }
+            try waitUntil(seconds: 60, "m1 to see m3 stopped", every: 0.05) { try m1.output("kvfs devices $S | grep ' m3 '").contains("stopped") }
             try m3.stopSyncthing()
             #expect(try m1.ok("kvfs retire m3 $S").isEmpty == false)
             for machine in [m1, m2] {
-                try waitFor(seconds: 60, "m3's folder gone on \(machine.name)") { !FileManager.default.fileExists(atPath: machine.sync + "/devices/\(id3)") }
-                try waitFor(seconds: 30, "m3 retired on \(machine.name)") { try machine.output("kvfs devices $S | grep ' m3 '").contains("retired") }
+                try waitUntil(seconds: 60, "m3's folder gone on \(machine.name)", every: 0.05) { !FileManager.default.fileExists(atPath: machine.sync + "/devices/\(id3)") }
+                try waitUntil(seconds: 30, "m3 retired on \(machine.name)", every: 0.05) { try machine.output("kvfs devices $S | grep ' m3 '").contains("retired") }
             }
             #expect(try cluster.waitForAgreement([m1, m2]) == expected)
             #expect(try m2.ok("cat \"$M/k0\" \"$M/r0\"; [ ! -e \"$M/d0\" ] && echo d0 stays removed") == "m3-new\nm3\nd0 stays removed\n")

@@ -12,7 +12,7 @@ extension Machines {
             let laptopID = try laptop.deviceID()
             let stale = "--stale-after \(Self.staleAfter)"
             // The laptop's folder (its name, its progress) has fully reached the desktop before its Syncthing stops.
-            try waitFor(seconds: 60, "the desktop to see the laptop active, with its progress") {
+            try waitUntil(seconds: 60, "the desktop to see the laptop active, with its progress", every: 0.05) {
                 let entry = try Self.device(laptopID, on: desktop, stale)
                 return entry?["state"] as? String == "active" && entry?["name"] as? String == laptop.name
                     && (entry?["read"] as? [String: Any])?.isEmpty == false
@@ -21,7 +21,7 @@ extension Machines {
             try desktop.ok("echo dark > \"$M/theme\"")
             // The laptop's Syncthing is down: it does not get the value, and once nothing of it has arrived for
             // longer than the threshold (devices publish a heartbeat every 30 s), the desktop calls it out.
-            try waitFor(seconds: Double(Self.staleAfter) + 60, "the desktop to call the laptop quiet") {
+            try waitUntil(seconds: Double(Self.staleAfter) + 60, "the desktop to call the laptop quiet", every: 0.05) {
                 try Self.device(laptopID, on: desktop, stale)?["state"] as? String == "quiet"
             }
             #expect(try laptop.ok("cat \"$M/theme\"") == "light\n")
@@ -33,8 +33,8 @@ extension Machines {
             #expect(json.contains("\"kind\" : \"quiet\"") || json.contains("\"kind\":\"quiet\""), "\(json)")
             // Syncthing back: the value arrives, and the laptop is active again.
             try laptop.startSyncthing()
-            try waitFor(seconds: 60, "dark on the laptop") { try laptop.output("cat \"$M/theme\"") == "dark\n" }
-            try waitFor(seconds: 60, "the laptop active again") {
+            try waitUntil(seconds: 60, "dark on the laptop", every: 0.05) { try laptop.output("cat \"$M/theme\"") == "dark\n" }
+            try waitUntil(seconds: 60, "the laptop active again", every: 0.05) {
                 try Self.device(laptopID, on: desktop, stale)?["state"] as? String == "active"
             }
         }

@@ -22,7 +22,7 @@ extension Machines {
                 kvfs set volume 11 --type integer --store com.example.todo
                 """)
             // On m2 they appear by themselves: listed, then opened by their identifiers.
-            try waitFor(seconds: 60, "both stores listed on m2") {
+            try waitUntil(seconds: 60, "both stores listed on m2", every: 0.05) {
                 try m2.output("kvfs stores | awk 'NR > 1 { print $1, $2 }'") == "com.example.notes 1\ncom.example.todo 1\n"
             } failure: {
                 (try? m2.run("kvfs stores; find \"$XDG_DATA_HOME/kvfs\" | sort").output) ?? ""
@@ -34,7 +34,7 @@ extension Machines {
                 echo light > "$M/theme"
                 """) == "theme\ndark\n11\nvolume\n")
             // And back the other way.
-            try waitFor(seconds: 60, "m2's write on m1") { try m1.output("cat \"$M/theme\"") == "light\n" }
+            try waitUntil(seconds: 60, "m2's write on m1", every: 0.05) { try m1.output("cat \"$M/theme\"") == "light\n" }
             #expect(try m1.ok("ls \"$M\"") == "theme\n")
             let conflicts = try m1.ok("find \"$XDG_DATA_HOME/kvfs\" -name '*.sync-conflict-*' | wc -l")
             #expect(conflicts == "0\n")

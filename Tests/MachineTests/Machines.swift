@@ -38,10 +38,14 @@ struct Machines {
             try m1.ok("for i in 1 2 3 4 5 6; do echo seed > \"$M/k$i\"; done")
             try cluster.waitForAgreement()
             try cluster.partition(m2)
+            let indexed = (try m1.indexSequence(), try m2.indexSequence())
             try m1.ok("for i in 1 2 3; do echo one > \"$M/a$i\"; done; rm \"$M/k1\" \"$M/k2\"; echo one > \"$M/k5\"")
             try m2.ok("for i in 1 2 3; do echo two > \"$M/b$i\"; done; rm \"$M/k2\" \"$M/k3\"; sleep 0.1; echo two > \"$M/k5\"")
-            // The partition is real: nothing crosses it.
-            Thread.sleep(forTimeInterval: 2)
+            // The partition is real: once each side's Syncthing has indexed its writes (which it
+            // announces at once to a peer it reaches), nothing has crossed.
+            try waitUntil(seconds: 30, "each side to index its writes", every: 0.05) {
+                try m1.indexSequence() > indexed.0 && m2.indexSequence() > indexed.1
+            }
             #expect(try m1.run("[ -e \"$M/b1\" ]").status != 0)
             #expect(try m2.run("[ -e \"$M/a1\" ]").status != 0)
             try cluster.heal(m2)
@@ -78,9 +82,17 @@ struct Machines {
             let listing = try cluster.waitForAgreement(seconds: 90)
             let keys = listing.split(separator: "\n").map { String($0.split(separator: "/").last ?? "") }
             #expect(keys == ["d3", "d4", "e4", "e5", "e6"])
-            // And once more after everyone has read everything: still nothing back.
-            Thread.sleep(forTimeInterval: 2)
-            #expect(try cluster.waitForAgreement() == listing)
+            // And once more after everyone has everything (every Syncthing has every file of every other,
+            // and a later write of m3 has reached every mount, which has read the sync directory since):
+            // still nothing back.
+            try waitUntil(seconds: 60, "every Syncthing to have every file", every: 0.05) {
+                try cluster.machines.allSatisfy { machine in
+                    try cluster.machines.filter { $0 !== machine }.allSatisfy { try machine.completion(of: $0) == 100 }
+                }
+            }
+            try m3.ok("echo later > \"$M/sentinel\"")
+            let later = try cluster.waitForAgreement().split(separator: "\n").filter { !$0.hasSuffix("/sentinel") }
+            #expect(later == listing.split(separator: "\n"))
         }
     }
 
@@ -103,7 +115,7 @@ struct Machines {
             #expect((Int(took.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max) < 2000, "10 writes took \(took) ms")
             #expect(try m1.ok("grep -c 'does not answer' \"$STATE/daemon.log\"") == "1\n")
             try m1.startSyncthing()
-            try waitFor(seconds: 60, "m1 and m2 connected again") { m1.connectedPeers() == 1 }
+            try waitUntil(seconds: 60, "m1 and m2 connected again", every: 0.05) { m1.connectedPeers() == 1 }
             try m1.ok("echo back > \"$M/fast\"")
             try arrives("back\n", at: m2, key: "fast", within: 5)
             #expect(try m1.ok("grep -c 'answers again' \"$STATE/daemon.log\"") == "1\n")

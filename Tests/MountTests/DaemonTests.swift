@@ -158,11 +158,34 @@ struct DaemonTests {
         }
     }
 
-    @Test("the control socket in the state directory is the owner's only")
+    @Test("the control socket in the state directory is the owner's only: another uid cannot connect, and were the mode lost, gets no answer")
     func controlSocket() throws {
         try withMount { sandbox in
             let mode = try sandbox.ok("stat -c '%F %a' $STATE/control.sock")
             #expect(mode == "socket 600\n")
+            // One `kvfs get k` request, as the command line sends it; as root, then as nobody.
+            let output = try sandbox.ok(#"""
+                echo v > $M/k
+                chmod 711 $T $STATE  # nobody may reach the socket: only its own protections are left
+                ask() { "$@" python3 -c 'import errno, json, socket, struct, sys
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect(sys.argv[1])
+                except OSError as e:
+                    sys.exit(print("refused:", errno.errorcode[e.errno]))
+                request = json.dumps({"get": {"key": "k"}}).encode()
+                try:
+                    s.sendall(struct.pack(">I", len(request)) + request)
+                    reply = s.recv(1 << 16)
+                except OSError:
+                    reply = b""
+                print("answered" if reply else "no answer")' $STATE/control.sock; }
+                nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+                ask; ask $nobody
+                chmod 666 $STATE/control.sock  # as if the mode were lost: the daemon checks the peer's uid itself
+                ask $nobody; ask
+                """#)
+            #expect(output == "answered\nrefused: EACCES\nno answer\nanswered\n")
         }
     }
 }

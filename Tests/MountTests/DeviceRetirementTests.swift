@@ -8,7 +8,7 @@ import Testing
 struct DeviceRetirementTests {
     /// What m1 and m2 must show once m3 is gone: m3's `k0`, its `r0`, and no `d0` (m3 removed it).
     static let expected = "k0 r0 \nm3-new\nonly m3\n"
-    static let show = #"ls $T/$1 | tr '\n' ' '; echo; cat $T/$1/k0 $T/$1/r0 2>&1"#
+    static let show = #"ls $T/$1 | grep -vx sentinel | tr '\n' ' '; echo; cat $T/$1/k0 $T/$1/r0 2>&1"#
 
     /// m1 writes `k0` and `d0`; m3 overwrites `k0`, writes `r0`, removes `d0`; m3 unmounts.
     private func threeMounts(_ sandbox: Sandbox) throws {
@@ -22,11 +22,16 @@ struct DeviceRetirementTests {
         try sandbox.ok("kvfs unmount $T/m3")
     }
 
-    /// Polls until `mount` shows what it must, then checks it holds for a while.
+    /// Polls until `mount` shows what it must; then, once a later write of
+    /// another device (a new value of `sentinel`) has reached it, so that it
+    /// has read the sync directory again since, checks it still does.
     private func keeps(_ sandbox: Sandbox, _ mount: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try SharingTests.poll(sandbox, "set -- \(mount); " + Self.show, until: Self.expected) == Self.expected,
                 sourceLocation: sourceLocation)
-        Thread.sleep(forTimeInterval: 1.5)
+        let mark = UUID().uuidString
+        try sandbox.ok("kvfs set sentinel \(mark) --sync-dir $SYNC --state-dir $T/s-sentinel", sourceLocation: sourceLocation)
+        #expect(try SharingTests.poll(sandbox, "cat $T/\(mount)/sentinel", until: mark + "\n") == mark + "\n",
+                "the sentinel did not reach \(mount)", sourceLocation: sourceLocation)
         #expect(try sandbox.ok("set -- \(mount); " + Self.show) == Self.expected, sourceLocation: sourceLocation)
     }
 

@@ -10,7 +10,7 @@ struct HostileValueTests {
     /// Issue 7.1's 46 bytes, as printf writes them.
     static let setDocument = #"bplist00\xc1\x01\x10\x01\x08\x0a\0\0\0\0\0\0\x01\x01\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x0c"#
     /// Tests/Fuzz/samples, the hostile inputs of issue 7.
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Fuzz/samples"
+    static let samples = Repository.path("Tests/Fuzz/samples")
     /// The device that wrote the sample journals.
     static let sampleDevice = String(repeating: "11", count: 16)
 

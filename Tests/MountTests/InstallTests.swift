@@ -13,15 +13,12 @@ import Glibc
 @Suite("Installing kvfs", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct InstallTests {
     /// The repository's root, where mount-scripts/ is.
-    static let repository = MountEnvironment.productsDirectory.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let repository = Repository.root
     static let generateManual = MountEnvironment.productsDirectory.appendingPathComponent("generate-manual").path
 
-    static func requireGenerateManual(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func requireGenerateManual() throws {
         guard access(generateManual, X_OK) == 0 else {
-            Issue.record("generate-manual is missing at \(generateManual): run `swift build --product generate-manual` (run-tests.sh does)",
-                         sourceLocation: sourceLocation)
-            throw MountEnvironment.MissingBinary()
+            throw MountEnvironment.MissingBinary(path: generateManual, build: "swift build --product generate-manual", hint: "run-tests.sh does")
         }
     }
 
@@ -108,6 +105,29 @@ struct InstallTests {
                 0
 
                 """)
+        }
+    }
+
+    @Test("mount-scripts/quickstart.sh in a fresh HOME: kvfs is on a new login shell's PATH and the default store is mounted at ~/kvfs; uninstall.sh takes back what it installed",
+          .enabled(if: geteuid() == 0, "as root the quick start installs into /usr/local, which the test replaces by a tmpfs of its own"))
+    func quickstart() throws {
+        try Self.requireGenerateManual()
+        let swift = try #require(ChildProcess.find("swift"), "the quick start needs swift on PATH")
+        try withSandbox { sandbox in
+            // A private /usr/local: what the quick start installs there goes with the namespace.
+            let output = try sandbox.ok(#"""
+                built=$(dirname "$(command -v kvfs)")
+                mkdir fresh
+                unshare -m --propagation private sh -c '
+                    mount -t tmpfs kvfs-quickstart /usr/local || exit 1
+                    as_user() { env -i HOME=$T/fresh LANG=C.UTF-8 PATH=/usr/bin:/bin:\#((swift as NSString).deletingLastPathComponent) "$@"; }
+                    as_user \#(Self.repository)/mount-scripts/quickstart.sh --bin-dir "$0" > quickstart.out 2>&1 || { cat quickstart.out; exit 1; }
+                    grep "^kvfs: the default store is mounted at" quickstart.out | sed "s|$T|T|"
+                    as_user sh -l -c "command -v kvfs; echo dark > ~/kvfs/theme; kvfs get theme; kvfs unmount ~/kvfs"
+                    as_user \#(Self.repository)/mount-scripts/uninstall.sh 2>/dev/null
+                    find /usr/local -type f | wc -l' "$built"
+                """#, timeout: 300)
+            #expect(output == "kvfs: the default store is mounted at T/fresh/kvfs\n/usr/local/bin/kvfs\ndark\n0\n")
         }
     }
 

@@ -29,24 +29,17 @@ struct SharingTests {
 
         /// Waits up to `seconds` for a notification with `reason` naming `key`.
         func wait(reason: Int, key: String, seconds: Double = 10) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if all.contains(where: { $0.reason == reason && $0.keys.contains(key) }) { return true }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return false
+            TestSupport.poll(seconds: seconds, every: 0.05) { all.contains { $0.reason == reason && $0.keys.contains(key) } }
         }
     }
 
     /// Runs `script` until it prints `want` (up to `seconds`); returns what it printed last.
     static func poll(_ sandbox: Sandbox, _ script: String, until want: String, seconds: Double = 10) throws -> String {
-        let deadline = Date().addingTimeInterval(seconds)
         var output = ""
-        repeat {
+        try TestSupport.poll(seconds: seconds, every: 0.1) {
             output = try sandbox.run(script).output
-            if output == want { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        } while Date() < deadline
+            return output == want
+        }
         return output
     }
 

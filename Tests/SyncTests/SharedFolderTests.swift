@@ -6,7 +6,7 @@ import Testing
 @Suite("One shared folder")
 struct SharedFolderTests {
     @Test func threeWatchedDevicesWritingAtOnceAgree() throws {
-        let folder = TransportFolder()
+        let folder = TemporaryFolder("kvfs-transport")
         defer { folder.cleanup() }
         let devices = try ["one", "two", "three"].map { try WatchedDevice($0, sync: folder.path + "/sync", root: folder.path) }
         defer { devices.forEach { $0.close() } }

@@ -17,9 +17,9 @@ struct SyncthingScannerTests {
     }
 
     @Test func theKeyComesFromConfigXMLOrAKeyFileAndOnlyPlainHTTPIsTaken() throws {
-        let folder = NSTemporaryDirectory() + "/kvfs-scanner-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = TemporaryFolder("kvfs-scanner")
+        defer { temporary.cleanup() }
+        let folder = temporary.path
         let config = folder + "/config.xml"
         try #"<configuration><gui enabled="true" tls="false"><address>127.0.0.1:8384</address><apikey>k3y-From-Config</apikey></gui></configuration>"#
             .write(toFile: config, atomically: true, encoding: .utf8)

@@ -7,7 +7,7 @@ import Testing
 struct SyncthingTests {
     @Test(.enabled(if: SyncthingPair.missingProgram == nil, "needs syncthing and curl"), .timeLimit(.minutes(2)))
     func concurrentWritesOnBothSidesAgreeWithoutConflictCopies() throws {
-        let folder = TransportFolder()
+        let folder = TemporaryFolder("kvfs-transport")
         defer { folder.cleanup() }
         let folders = [folder.path + "/A", folder.path + "/B"]
         let pair = try SyncthingPair(work: folder.path + "/syncthing", folders: folders)
@@ -20,10 +20,9 @@ struct SyncthingTests {
         let b = try WatchedDevice("b", sync: folders[1], root: folder.path)
         defer { b.close() }
         writeConcurrently([a.store, b.store], writes: 100)
-        try waitForEqualStores([a.store, b.store], seconds: 40) {
+        try waitForEqualStores([a.store, b.store], seconds: 40, every: 0.2) {
             try pair.scan(0)
             try pair.scan(1)
-            Thread.sleep(forTimeInterval: 0.2)
         }
         #expect(a.store.values.count == 2 * 90 + 3)
         #expect(conflictCopies(in: folder.path).isEmpty)

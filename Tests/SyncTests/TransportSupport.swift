@@ -1,5 +1,6 @@
 import Foundation
 import KVStore
+@_exported import TestSupport
 
 /// A device of a transport test: a store with its watcher, closed in one go.
 struct WatchedDevice {
@@ -17,15 +18,6 @@ struct WatchedDevice {
         watcher.stop()
         store.close()
     }
-}
-
-/// A temporary folder for one test, removed at the end.
-struct TransportFolder {
-    let path = NSTemporaryDirectory() + "/kvfs-transport-" + UUID().uuidString.prefix(8)
-
-    init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// Writes from several devices at once, as concurrent as threads make them:
@@ -48,9 +40,11 @@ func conflictCopies(in folder: String) -> [String] {
     return names.filter { $0.contains(".sync-conflict-") || $0.lowercased().contains("conflict") }
 }
 
-/// Waits until every store shows the same values, `step` running between checks (a sync pass, say).
-func waitForEqualStores(_ stores: [DeviceStore], seconds: TimeInterval, step: () throws -> Void = {}) throws {
-    try waitUntil(seconds: seconds, "the stores to agree") {
+/// Waits until every store shows the same values, looking every `interval`
+/// seconds, `step` running before each look (a sync pass, say).
+func waitForEqualStores(_ stores: [DeviceStore], seconds: TimeInterval, every interval: TimeInterval = 0.01,
+                        step: () throws -> Void = {}) throws {
+    try waitUntil(seconds: seconds, "the stores to agree", every: interval) {
         try step()
         let values = stores.map(\.values)
         return values.allSatisfy { $0 == values[0] } && !values[0].isEmpty

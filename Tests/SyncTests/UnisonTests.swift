@@ -8,7 +8,7 @@ import Testing
 struct UnisonTests {
     @Test(.enabled(if: ChildProcess.find("unison") != nil, "needs unison"), .timeLimit(.minutes(2)))
     func concurrentWritesOnBothSidesAgreeWithoutConflicts() throws {
-        let folder = TransportFolder()
+        let folder = TemporaryFolder("kvfs-transport")
         defer { folder.cleanup() }
         let folders = [folder.path + "/A", folder.path + "/B"]
         try folders.forEach { try FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: true) }
@@ -24,9 +24,8 @@ struct UnisonTests {
         let b = try WatchedDevice("b", sync: folders[1], root: folder.path)
         defer { b.close() }
         writeConcurrently([a.store, b.store], writes: 100)
-        try waitForEqualStores([a.store, b.store], seconds: 40) {
+        try waitForEqualStores([a.store, b.store], seconds: 40, every: 0.1) {
             try sync()
-            Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(a.store.values.count == 2 * 90 + 3)
         #expect(!statuses.contains(1), "unison skipped a conflict: \(statuses)")  // 2 = a file changed mid-copy, retried
@@ -40,7 +39,7 @@ struct UnisonTests {
     /// arriving says so (status and log), naming its folder and the fix.
     @Test(.enabled(if: ChildProcess.find("unison") != nil, "needs unison"), .timeLimit(.minutes(2)))
     func aReplicaSeededWithCpThatUnisonSkipsIsCalledOut() throws {
-        let folder = TransportFolder()
+        let folder = TemporaryFolder("kvfs-transport")
         defer { folder.cleanup() }
         let (pathA, pathB) = (folder.path + "/A", folder.path + "/B")
         func unison(_ options: [String] = []) throws -> Int32 {

@@ -1,6 +1,7 @@
 import Foundation
 import LinuxSystem
 import SystemPackage
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

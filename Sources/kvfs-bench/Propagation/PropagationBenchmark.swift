@@ -1,5 +1,6 @@
 import Foundation
 import KVStore
+import TestSupport
 
 /// `kvfs-bench propagation`: how soon a write on one device is noticed on another.
 enum PropagationBenchmark: Benchmark {

@@ -24,7 +24,13 @@ var slowest = (seconds: 0.0, file: "")
 let clock = ContinuousClock()
 for file in files {
     guard let bytes = FileManager.default.contents(atPath: file) else { continue }
-    let elapsed = clock.measure { bytes.withUnsafeBytes { target($0) } }
+    let elapsed = clock.measure {
+        do {
+            try bytes.withUnsafeBytes { try target($0) }
+        } catch {
+            fatalError("\(name): \(file): \(error)")
+        }
+    }
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     if seconds > slowest.seconds { slowest = (seconds, file) }
 }

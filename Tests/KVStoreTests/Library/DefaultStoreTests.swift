@@ -12,7 +12,7 @@ extension LibraryTests {
             let home = temporaryHome()
             defer { try? FileManager.default.removeItem(atPath: home) }
             await #expect(processExitsWith: .success) { [home = home as String] in
-                try await withDefaultStore(in: home) { _ in
+                try await withDefaultStore(in: home) { home in
                     let made = NSUbiquitousKeyValueStore()
                     let shared = NSUbiquitousKeyValueStore.default
                     #expect(made !== shared)
@@ -28,8 +28,13 @@ extension LibraryTests {
                     let devices = try FileManager.default.contentsOfDirectory(atPath: DeviceStore.defaultSyncDirectory
                         .appendingPathComponent("devices").path)
                     #expect(devices.count == 1)
-                    try await Task.sleep(for: .milliseconds(300))
-                    #expect(madeRecorder.all.isEmpty && sharedRecorder.all.isEmpty)
+                    // Another device's later write is posted to both, after whatever their own writes were posted.
+                    let other = try UbiquitousKeyValueStore(syncDirectory: DeviceStore.defaultSyncDirectory,
+                                                            stateDirectory: home.appendingPathComponent("other"), deviceName: "other")
+                    other.set(true, forKey: "sentinel")
+                    #expect(await madeRecorder.waitFor(["sentinel"], reason: NSUbiquitousKeyValueStoreServerChange))
+                    #expect(await sharedRecorder.waitFor(["sentinel"], reason: NSUbiquitousKeyValueStoreServerChange))
+                    #expect((madeRecorder.all + sharedRecorder.all).allSatisfy { $0.keys == ["sentinel"] })
 
                     // Another object made and dropped leaves the device open for the others.
                     do { NSUbiquitousKeyValueStore().set("gone", forKey: "c") }

@@ -166,7 +166,7 @@ extension LibraryTests {
             settings.theme = "dark"
             settings.localCache = "x"
             settings.temporaryData = "y"
-            #expect(await eventually { theme.changed && cache.changed })
+            #expect(await poll(seconds: 10) { theme.changed && cache.changed })
             #expect(!ignored.changed)
         }
 
@@ -179,7 +179,7 @@ extension LibraryTests {
                 let recorder = NotificationRecorder(store)
                 try fixture.changeExternally(["myApp_theme": .string("dark")])
                 try await fixture.settle(recorder)
-                #expect(await eventually { theme.changed })
+                #expect(await poll(seconds: 10) { theme.changed })
                 #expect(settings.theme == "dark")
                 #expect(!username.changed)
             }
@@ -207,7 +207,7 @@ extension LibraryTests {
                 user.username = "bob"
                 let username = ObservationFlag { _ = user.username }
                 try fixture.changeExternally(["username": nil, "age": nil])
-                #expect(await eventually { username.changed })
+                #expect(await poll(seconds: 10) { username.changed })
                 #expect(user.username == "guest" && user.age == 18)
             }
         }

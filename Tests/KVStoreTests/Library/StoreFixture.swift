@@ -20,13 +20,13 @@ func withStore<Result>(_ kind: StoreKind, _ body: (StoreFixture, any KeyValueSto
 /// A sync-directory store lives in a temporary folder, removed by ``close()``.
 final class StoreFixture: @unchecked Sendable {
     let kind: StoreKind
-    let folder: URL
+    private let temporary = TemporaryFolder("kvfs-library")
+    var folder: URL { temporary.url }
     private(set) var store: (any KeyValueStore)!
     private var otherDevice: UbiquitousKeyValueStore?
 
     init(_ kind: StoreKind) throws {
         self.kind = kind
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("kvfs-library-\(UUID().uuidString)")
         switch kind {
         case .inMemory: store = InMemoryKeyValueStore()
         case .syncDirectory: store = try openDevice("this")
@@ -37,7 +37,7 @@ final class StoreFixture: @unchecked Sendable {
     func close() {
         store = nil
         otherDevice = nil
-        try? FileManager.default.removeItem(at: folder)
+        temporary.cleanup()
     }
 
     var syncDirectory: URL { folder.appendingPathComponent("sync") }
@@ -76,13 +76,11 @@ extension StoreFixture {
     }
 }
 
-/// A path for a new folder under the temporary directory, for an exit test's
-/// child to keep its default store in. The parent removes it once the child
-/// has exited: the child cannot, as `.default` stays open (and would write
-/// its folders again) until the child ends.
-func temporaryHome() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("kvfs-library-default-\(UUID().uuidString)").path
-}
+/// A new temporary folder, for an exit test's child to keep its default
+/// store in. The parent removes it once the child has exited: the child
+/// cannot, as `.default` stays open (and would write its folders again)
+/// until the child ends.
+func temporaryHome() -> String { TemporaryFolder("kvfs-library-default").path }
 
 /// Runs `body` with `$XDG_DATA_HOME` and `$XDG_STATE_HOME` in `home`, and
 /// `KVFS_STORE=default`, so that `.default` opens the store `default` of its
@@ -132,18 +130,8 @@ final class NotificationRecorder: @unchecked Sendable {
 
     /// Waits until posts with `reason` have named all of `keys`.
     func waitFor(_ keys: Set<String>, reason: Int) async -> Bool {
-        await eventually { keys.isSubset(of: self.keys(reason: reason)) }
+        await poll(seconds: 10) { keys.isSubset(of: self.keys(reason: reason)) }
     }
-}
-
-/// Polls `condition` until it holds or `seconds` pass.
-func eventually(seconds: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }
 
 /// Collects a change stream's elements until their keys cover `keys` (or `seconds` pass).

@@ -6,7 +6,8 @@ import Testing
 /// ending with every device showing the same store as every other, as the
 /// reference model, and as itself after a restart.
 ///
-/// `KVFS_SEED=<n> KVFS_CLOCK_SPREAD=<ms>` replays one schedule (the failure report names it);
+/// `KVFS_SEED=<n> KVFS_CLOCK_SPREAD=<ms>` replays one schedule, in any
+/// process (the failure report names it, and a replay reports every step);
 /// `KVFS_SCHEDULES=<n>` runs more (or fewer) than the 1,000 of CI.
 @Suite("Convergence of random schedules")
 struct ConvergenceTests {
@@ -34,46 +35,75 @@ struct ConvergenceTests {
         }
     }
 
-    private func check(seed: UInt64, clockSpread: Int64) throws {
-        let root = FastTemporaryFolder()
-        defer { root.cleanup() }
-        let cluster = try SimulatedCluster(seed: seed, root: root.path, clockSpread: clockSpread)
-        defer { cluster.stop() }
-        var random = SeededRandom(seed: ~seed)
-        cluster.run(steps: Int.random(in: 20...120, using: &random))
-        let expected = cluster.model.values()
-        let stores = try cluster.finish()
-        let afterRestart = try cluster.restartAll()
-        for (name, store) in stores.sorted(by: { $0.key < $1.key }) where store != expected || afterRestart[name] != expected {
-            Issue.record("""
-                seed \(seed) (replay with KVFS_SEED=\(seed) KVFS_CLOCK_SPREAD=\(clockSpread)): \(name) differs from the reference model
-                  expected:      \(describe(expected))
-                  got:           \(describe(store))
-                  after restart: \(describe(afterRestart[name] ?? [:]))
-                  \(cluster.model.count) records written; last steps:
-                  \(cluster.trace.suffix(40).joined(separator: "\n      "))
-                """)
-            return
+    @Test("a seed replays the same schedule in other processes: no choice depends on the process")
+    func aSeedReplaysTheSameScheduleInAnotherProcess() async throws {
+        let seed: UInt64 = Self.replayedSeed
+        let here = try Self.schedule(seed: seed)
+        #expect(here.contains { $0.contains(" reaches replica ") }, "the schedule delivers no file piece by piece: pick another seed")
+        for run in 1...2 {
+            let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) { [seed = seed as UInt64] in
+                for line in try ConvergenceTests.schedule(seed: seed) { print("schedule: " + line) }
+            }
+            let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+            let there = output.split(separator: "\n").filter { $0.hasPrefix("schedule: ") }.map { String($0.dropFirst(10)) }
+            let difference = here.indices.first { $0 >= there.count || here[$0] != there[$0] }
+                .map { "line \($0): \(here[$0]) | \($0 < there.count ? there[$0] : "nothing")" }
+                ?? (there.count == here.count ? nil : "\(there.count) lines, not \(here.count)")
+            #expect(difference == nil, "process \(run) took another schedule for seed \(seed): \(difference ?? "")")
         }
     }
 
-    private func describe(_ store: [String: PropertyListValue]) -> String {
+    /// A seed whose schedule has several devices on replicas, which the synchronizer delivers to piece by piece.
+    static let replayedSeed: UInt64 = 0x6B76_6673_0004
+
+    /// Seed `seed`'s whole schedule (the steps, and the store each device ends with), its folder spelled `ROOT`.
+    static func schedule(seed: UInt64) throws -> [String] {
+        let root = TemporaryFolder("kvfs-sync", inMemory: true)
+        defer { root.cleanup() }
+        let cluster = try SimulatedCluster(seed: seed, root: root.path, clockSpread: 3_600_000)
+        defer { cluster.stop() }
+        cluster.run(steps: 120)
+        let stores = try cluster.finish()
+        let lines = cluster.trace + stores.sorted { $0.key < $1.key }.map { "\($0.key) ends with \(describe($0.value))" }
+        return lines.map { $0.replacingOccurrences(of: root.path, with: "ROOT") }
+    }
+
+    private func check(seed: UInt64, clockSpread: Int64) throws {
+        let replay = "replay with KVFS_SEED=\(seed) KVFS_CLOCK_SPREAD=\(clockSpread)"
+        let root = TemporaryFolder("kvfs-sync", inMemory: true)  // the schedules fsync a lot
+        defer { root.cleanup() }
+        var cluster: SimulatedCluster?
+        defer { cluster?.stop() }
+        do {
+            let simulated = try SimulatedCluster(seed: seed, root: root.path, clockSpread: clockSpread)
+            cluster = simulated
+            var random = SeededRandom(seed: ~seed)
+            simulated.run(steps: Int.random(in: 20...120, using: &random))
+            let expected = simulated.model.values()
+            let stores = try simulated.finish()
+            let afterRestart = try simulated.restartAll()
+            // Replaying one seed, the report has every step.
+            let steps = ProcessInfo.processInfo.environment["KVFS_SEED"] == nil ? Array(simulated.trace.suffix(40)) : simulated.trace
+            for (name, store) in stores.sorted(by: { $0.key < $1.key }) where store != expected || afterRestart[name] != expected {
+                Issue.record("""
+                    seed \(seed) (\(replay)): \(name) differs from the reference model
+                      expected:      \(Self.describe(expected))
+                      got:           \(Self.describe(store))
+                      after restart: \(Self.describe(afterRestart[name] ?? [:]))
+                      \(simulated.model.count) records written; \(steps.count == simulated.trace.count ? "the" : "last") steps:
+                      \(steps.joined(separator: "\n      "))
+                    """)
+                return
+            }
+        } catch {
+            Issue.record("seed \(seed) (\(replay)): \(error)\n  last steps:\n      \((cluster?.trace.suffix(40) ?? []).joined(separator: "\n      "))")
+        }
+    }
+
+    private static func describe(_ store: [String: PropertyListValue]) -> String {
         store.sorted { $0.key < $1.key }.map { key, value in
             if case let .data(data) = value { return "\(key)=<\(data.count) bytes>" }
             return "\(key)=\(value)"
         }.joined(separator: " ")
     }
-}
-
-/// A fresh folder in memory (`/dev/shm` where there is one): the schedules fsync a lot.
-struct FastTemporaryFolder {
-    let path: String
-
-    init() {
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        path = base + "/kvfs-sync-" + UUID().uuidString.prefix(8)
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -11,6 +11,10 @@ import Testing
 /// `clockSpread` milliseconds: past ``HybridLogicalClock/maximumOffset``
 /// devices hold each other's records back, and ``finish()`` lets the clocks
 /// catch up first).
+///
+/// The schedule is a function of the seed alone, in any process: every choice
+/// comes from the seeded generator (the devices' ids too, which decide ties),
+/// and none from a Dictionary's order, which differs from process to process.
 final class SimulatedCluster {
     let seed: UInt64
     let devices: [SimulatedDevice]
@@ -35,6 +39,9 @@ final class SimulatedCluster {
         synchronizer = shared ? nil : SimulatedSynchronizer(replicas: syncDirectories)
         var devices: [SimulatedDevice] = []
         for index in 0..<count {
+            var id: [UInt8] = []
+            for _ in 0..<16 { id.append(UInt8.random(in: 0...255, using: &random)) }
+            try Self.plantDeviceID(DeviceID(bytes: id), in: root + "/state-\(index)")
             devices.append(SimulatedDevice(
                 name: "dev\(index)", syncDirectory: URL(fileURLWithPath: syncDirectories[index]),
                 stateDirectory: URL(fileURLWithPath: root + "/state-\(index)"),
@@ -45,6 +52,12 @@ final class SimulatedCluster {
         try setUp()
     }
 
+    /// Gives the device whose state lives in `state` its id before it first starts (a new device draws one at random).
+    private static func plantDeviceID(_ id: DeviceID, in state: String) throws {
+        try Files.makeDirectory(state)
+        try Files.writeAtomically(state + "/device-id", Array((id.hex + "\n").utf8))
+    }
+
     /// Starts every device; with replicas, the store id is copied first (as
     /// one starts the second machine once the folder has synced), and every
     /// device folder reaches every replica before the schedule starts.
@@ -53,7 +66,7 @@ final class SimulatedCluster {
         try synchronizer?.shareStoreID()
         for device in devices.dropFirst() { try device.start() }
         for (index, device) in devices.enumerated() {
-            synchronizer?.register(device: try #require(device.store).deviceID, replica: index)
+            synchronizer?.register(device: try #require(device.store).deviceID, name: device.name, replica: index)
         }
         synchronizer?.deliverAll()
         for device in devices { device.store?.refresh() }
@@ -162,7 +175,7 @@ final class SimulatedCluster {
 
     private func deliver(orRefresh device: SimulatedDevice) {
         guard let synchronizer else { return refresh(device) }
-        step("a file is delivered") { synchronizer.deliverOne(using: &random) }
+        trace.append(synchronizer.deliverOne(using: &random))
     }
 
     private func restart(_ device: SimulatedDevice) {

@@ -8,17 +8,30 @@ import Testing
 /// written in place (Dropbox, a slow copy), a later block first with a hole
 /// of zeros before it (NFS writes arriving out of order), deletions late, and
 /// files in any order. Stale `.syncthing.*.tmp` files are left behind too.
+///
+/// Every choice comes from the schedule's seeded generator, over devices in
+/// the order they were registered and files in name order (never a
+/// Dictionary's order, which differs from process to process), so that a
+/// seed replays the same deliveries anywhere.
 final class SimulatedSynchronizer {
     /// The sync directory of each replica.
     let replicas: [String]
     /// Which replica each device (by folder name) writes.
-    private(set) var owners: [String: Int] = [:]
+    private var owners: [String: Int] = [:]
+    /// The devices' folder names, in the order they were registered.
+    private var devices: [String] = []
+    /// The devices' names, for the schedule's trace.
+    private var names: [String: String] = [:]
     /// Replicas cut off from the others for now.
     var partitioned: Set<Int> = []
 
     init(replicas: [String]) { self.replicas = replicas }
 
-    func register(device: DeviceID, replica: Int) { owners[device.hex] = replica }
+    func register(device: DeviceID, name: String, replica: Int) {
+        owners[device.hex] = replica
+        names[device.hex] = name
+        devices.append(device.hex)
+    }
 
     /// Copies `store-id` from the first replica to the others (setting a store
     /// up by hand before the devices start, as one does with Syncthing).
@@ -30,20 +43,22 @@ final class SimulatedSynchronizer {
         }
     }
 
-    /// Delivers one randomly chosen difference, in a randomly chosen way.
-    func deliverOne(using random: inout SeededRandom) {
-        guard let (device, source) = owners.filter({ !partitioned.contains($0.value) }).randomElement(using: &random) else { return }
+    /// Delivers one randomly chosen difference, in a randomly chosen way; says which, and how.
+    func deliverOne(using random: inout SeededRandom) -> String {
+        let reachable = devices.filter { !partitioned.contains(owners[$0]!) }
+        guard let device = reachable.randomElement(using: &random), let source = owners[device] else { return "nothing to deliver" }
         let targets = replicas.indices.filter { $0 != source && !partitioned.contains($0) }
-        guard !targets.isEmpty else { return }
+        guard !targets.isEmpty else { return "nothing to deliver" }
         let target = random.pick(targets)
         let differing = differences(of: device, from: source, to: target)
-        guard let name = differing.randomElement(using: &random) else { return }
-        deliver(name, of: device, from: source, to: target, using: &random)
+        guard let name = differing.randomElement(using: &random) else { return "nothing to deliver" }
+        let how = deliver(name, of: device, from: source, to: target, using: &random)
+        return "\(names[device] ?? device)'s \(name) reaches replica \(target): \(how)"
     }
 
     /// Delivers everything, whole, everywhere (the end of every schedule).
     func deliverAll() {
-        for device in owners.keys { deliverAll(of: device) }
+        for device in devices { deliverAll(of: device) }
     }
 
     /// Delivers one device's folder, whole, to every replica (partitions or not).
@@ -102,26 +117,39 @@ final class SimulatedSynchronizer {
         }
     }
 
+    /// Delivers one file in a randomly chosen way; says how.
+    ///
+    /// The writer claim travels whole: its length depends on the process that
+    /// wrote it (its pid, its state directory's inode), and how much of a file
+    /// a piece covers must not, or a seed would replay differently elsewhere.
+    /// Only its owner reads it, in its own replica.
     private func deliver(_ name: String, of device: String, from source: Int, to target: Int,
-                         using random: inout SeededRandom) {
+                         using random: inout SeededRandom) -> String {
         let to = folder(device, in: target) + "/" + name
         guard let bytes = read(folder(device, in: source) + "/" + name) else {
-            return delete(name, of: device, from: source, to: target)
+            delete(name, of: device, from: source, to: target)
+            return "removed"
         }
         let common = commonPrefix(bytes, read(to) ?? Data())
-        switch random.next() % 4 {
-        case 0 where common < bytes.count:  // a growing prefix, in place
-            writeInPlace(to, bytes.prefix(Int.random(in: common + 1...bytes.count, using: &random)), at: 0, total: bytes.count)
-        case 1 where common + 1 < bytes.count:  // a later block first, leaving a hole
+        let way = random.next() % 4
+        switch way {
+        case 0 where common < bytes.count && name != WriterClaim.fileName:  // a growing prefix, in place
+            let end = Int.random(in: common + 1...bytes.count, using: &random)
+            writeInPlace(to, bytes.prefix(end), at: 0, total: bytes.count)
+            return "bytes 0..<\(end) of \(bytes.count), in place"
+        case 1 where common + 1 < bytes.count && name != WriterClaim.fileName:  // a later block first, leaving a hole
             let start = Int.random(in: common + 1..<bytes.count, using: &random)
             let end = Int.random(in: start + 1...bytes.count, using: &random)
             writeInPlace(to, bytes.subdata(in: start..<end), at: start, total: bytes.count)
+            return "bytes \(start)..<\(end) of \(bytes.count), in place"
         case 2:  // a stale temporary left behind, then the whole file
             let junk = folder(device, in: target) + "/.syncthing." + name + ".tmp"
             try? Files.writeAtomically(junk, Array(bytes.prefix(bytes.count / 2)))
             copyWhole(name, of: device, from: source, to: target)
+            return "whole, a stale temporary left behind"
         default:
             copyWhole(name, of: device, from: source, to: target)
+            return "whole"
         }
     }
 

@@ -65,7 +65,12 @@ struct StateLockTests {
         defer { child.waitUntilExit() }
         let probe = open(path, O_RDONLY)
         defer { close(probe) }
-        while flock(probe, LOCK_SH | LOCK_NB) == 0 { flock(probe, LOCK_UN); usleep(2000) }
+        let held = poll(seconds: 10, every: 0.002) {
+            guard flock(probe, LOCK_SH | LOCK_NB) == 0 else { return true }
+            flock(probe, LOCK_UN)
+            return false
+        }
+        try #require(held, "flock did not take the lock within 10 s")
         try body()
     }
 }

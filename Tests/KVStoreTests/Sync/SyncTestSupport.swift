@@ -16,7 +16,7 @@ final class Warnings: Sendable {
 
 /// A test's folders: sync directories and state directories under one temporary root.
 struct SyncFixture {
-    let root = FastTemporaryFolder()
+    let root = TemporaryFolder("kvfs-sync", inMemory: true)
     let warnings = Warnings()
 
     /// A store on `root/<sync>` as device `name` (its state in `root/state-<name>`).

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -15,8 +16,9 @@ import Glibc
 final class Cluster {
     /// The machines, `m1`, `m2`, … in order.
     private(set) var machines: [Machine] = []
-    /// Where the machines' files live (`<root>/m1`, …).
-    let root: String
+    /// Where the machines' files live (`<root>/m1`, …): `kvfs-machines-<pid>-<n>-…` in the temporary directory.
+    var root: String { folder.path }
+    private let folder: TemporaryFolder
     private let prefix: String
     private var switchNamespace: String { prefix + "switch" }
     nonisolated(unsafe) private static var created = 0
@@ -30,9 +32,8 @@ final class Cluster {
         Self.removeLeftovers
         Self.created += 1
         prefix = "kvm-\(getpid())-\(Self.created)-"
-        root = "/tmp/kvfs-machines-\(getpid())-\(Self.created)"
+        folder = TemporaryFolder("kvfs-machines-\(getpid())-\(Self.created)")
         do {
-            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             try host("ip netns add \(switchNamespace) && ip -n \(switchNamespace) link add br0 type bridge && ip -n \(switchNamespace) link set br0 up")
             for index in 1...count {
                 let machine = try Machine(index: index, cluster: self, prefix: prefix, folder: root + "/m\(index)")
@@ -49,14 +50,14 @@ final class Cluster {
                 for machine in machines { try machine.configureSyncthing(rescanInterval: rescanInterval, watcherDelay: watcherDelay) }
                 for machine in machines { try machine.startSyncthing() }
                 for machine in machines { try machine.link(to: machines) }
-                try waitFor(seconds: 60, "every Syncthing connected to every other") {
+                try waitUntil(seconds: 60, "every Syncthing connected to every other", every: 0.05) {
                     machines.allSatisfy { $0.connectedPeers() == machines.count - 1 }
                 }
             }
             if mount {
                 for (index, machine) in machines.enumerated() {
                     if index > 0 {
-                        try waitFor(seconds: 30, "store-id on \(machine.name)") { FileManager.default.fileExists(atPath: machine.sync + "/store-id") }
+                        try waitUntil(seconds: 30, "store-id on \(machine.name)", every: 0.05) { FileManager.default.fileExists(atPath: machine.sync + "/store-id") }
                     }
                     try machine.mount(integration: integration)
                     try machine.scan()  // store-id and the device folder leave now, whatever the watcher's delay
@@ -79,7 +80,7 @@ final class Cluster {
     func waitForAgreement(_ machines: [Machine]? = nil, seconds: TimeInterval = 60) throws -> String {
         let group = machines ?? self.machines
         var listings: [String] = []
-        try waitFor(seconds: seconds, "\(group.map(\.name).joined(separator: ", ")) to show the same store") {
+        try waitUntil(seconds: seconds, "\(group.map(\.name).joined(separator: ", ")) to show the same store", every: 0.05) {
             listings = try group.map { try $0.listing() }
             return !listings[0].isEmpty && listings.allSatisfy { $0 == listings[0] }
         } failure: {
@@ -102,7 +103,7 @@ final class Cluster {
         for namespace in machines.map(\.namespace) + [switchNamespace] {
             _ = try? runShell("ip netns del \(namespace) 2>/dev/null", in: "/", environment: Machine.hostEnvironment, timeout: 20)
         }
-        _ = try? runShell("rm -rf --one-file-system \(root)", in: "/", environment: Machine.hostEnvironment, timeout: 60)
+        folder.cleanup()
         machines = []
     }
 
@@ -164,18 +165,6 @@ func withCluster(machines count: Int, syncthing: Bool = true, mount: Bool = true
                               rescanInterval: rescanInterval, watcherDelay: watcherDelay)
     defer { cluster.close() }
     try body(cluster)
-}
-
-/// Waits until `condition` holds, checking every 50 ms; throws after `seconds`
-/// with what `failure` says about the state then.
-func waitFor(seconds: TimeInterval, _ what: String, _ condition: () throws -> Bool, failure: () -> String = { "" }) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    repeat {
-        if (try? condition()) == true { return }
-        usleep(50_000)
-    } while Date() < deadline
-    if try condition() { return }
-    throw MachineError("waited \(Int(seconds)) s for \(what)\n\(failure())")
 }
 
 /// A failed step of a machine test.

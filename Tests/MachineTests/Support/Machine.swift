@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +32,7 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
     /// Syncthing's device id and API key, once configured.
     private(set) var syncthingID = ""
     private var apiKey = ""
-    private var launcher: pid_t = 0
+    private var launcher: SpawnedProcess?
     private var holder: pid_t = 0
 
     init(index: Int, cluster: Cluster, prefix: String, folder: String) throws {
@@ -120,9 +121,15 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
         let script = "hostname \(name) && exec python3 -c '\(reaper)'"
         let arguments = ["/usr/bin/env", "ip", "netns", "exec", namespace, "unshare", "--mount", "--uts", "--pid", "--fork",
                          "--mount-proc", "--propagation", "private", "--", "/bin/sh", "-c", script]
-        launcher = try spawn(arguments, log: folder + "/holder.log", environment: Self.hostEnvironment)
-        try waitFor(seconds: 20, "\(name)'s namespaces") {
-            guard let text = try? String(contentsOfFile: "/proc/\(launcher)/task/\(launcher)/children", encoding: .utf8),
+        var spawn = Spawn(arguments[0], Array(arguments.dropFirst()))
+        spawn.environment = Self.hostEnvironment
+        spawn.standardOutput = .appending(folder + "/holder.log")
+        spawn.standardError = .appending(folder + "/holder.log")
+        spawn.newSession = true  // signals unblocked: Dispatch's threads block SIGTERM
+        let launcher = try spawn.start()
+        self.launcher = launcher
+        try waitUntil(seconds: 20, "\(name)'s namespaces", every: 0.05) {
+            guard let text = try? String(contentsOfFile: "/proc/\(launcher.pid)/task/\(launcher.pid)/children", encoding: .utf8),
                   let child = pid_t(text.split(separator: " ").first ?? "") else { return false }
             holder = child
             return (try? run("[ \"$(hostname)\" = \"$ME\" ]").status) == 0
@@ -132,12 +139,9 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
     /// Kills every process of the machine (killing its PID 1 kills them all), and its launcher.
     func kill() {
         if holder > 0 { Glibc.kill(holder, SIGKILL) }
-        if launcher > 0 {
-            var status: Int32 = 0
-            while waitpid(launcher, &status, 0) < 0 && errno == EINTR {}
-        }
+        _ = try? launcher?.wait()
         holder = 0
-        launcher = 0
+        launcher = nil
     }
 
     // MARK: Syncthing
@@ -200,6 +204,30 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
         return connections.values.filter { $0["connected"] as? Bool == true }.count
     }
 
+    /// How complete `peer`'s copy of the sync directory is, as this machine's
+    /// Syncthing knows it (0 to 100): 100 once the peer has every file this
+    /// machine has, as far as their last exchange of indexes says.
+    func completion(of peer: Machine) throws -> Double {
+        try syncthingNumber("/rest/db/completion?folder=kvfs&device=\(peer.syncthingID)", "completion")
+    }
+
+    /// The sequence number of this machine's own index of the sync directory:
+    /// it grows as Syncthing indexes a local change, which it then announces
+    /// to every peer it is connected to.
+    func indexSequence() throws -> Int {
+        Int(try syncthingNumber("/rest/db/status?folder=kvfs", "sequence"))
+    }
+
+    /// A number field of a Syncthing REST answer.
+    private func syncthingNumber(_ path: String, _ field: String) throws -> Double {
+        let output = try self.output("st GET '\(path)'")
+        guard let object = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+              let number = (object[field] as? NSNumber)?.doubleValue else {
+            throw MachineError("\(name): no \(field) in \(path): \(output)")
+        }
+        return number
+    }
+
     /// Asks Syncthing to scan the whole sync directory now.
     func scan() throws { try ok("st POST /rest/db/scan?folder=kvfs") }
 
@@ -231,36 +259,5 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
     }
 
     /// mount-scripts/syncthing-pair.sh in the source tree.
-    static var pairScript: String {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.path + "/mount-scripts/syncthing-pair.sh") {
-            url.deleteLastPathComponent()
-        }
-        return url.path + "/mount-scripts/syncthing-pair.sh"
-    }
-}
-
-/// Starts a program in the background (signals unblocked, standard input
-/// from /dev/null, output to `log`); returns its pid, for `waitpid`.
-private func spawn(_ arguments: [String], log: String, environment: [String: String]) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setflags(&attributes, Int16(0x08))  // POSIX_SPAWN_SETSIGMASK: Dispatch threads block SIGTERM
-    var unblocked = sigset_t()
-    sigemptyset(&unblocked)
-    posix_spawnattr_setsigmask(&attributes, &unblocked)
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-    guard status == 0 else { throw MachineError("cannot start \(arguments.joined(separator: " ")): \(String(cString: strerror(status)))") }
-    return pid
+    static let pairScript = SyncthingPair.script
 }

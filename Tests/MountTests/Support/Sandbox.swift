@@ -1,4 +1,5 @@
 import Foundation
+@_exported import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,8 @@ import Glibc
 /// `unshare -m`, `ip netns exec`, another test run on the machine) gets no
 /// copy of these mounts, and a test that dies leaves no mount behind.
 final class Sandbox {
-    let path: String
+    let folder: TemporaryFolder
+    var path: String { folder.path }
     let environment: [String: String]
     let namespace: MountNamespace?
 
@@ -29,9 +31,8 @@ final class Sandbox {
     var stateDirectory: String { path + "/state" }
 
     init() throws {
-        var template = Array("/tmp/kvfs-mount-test-XXXXXX".utf8CString)
-        guard let directory = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        path = String(cString: directory)
+        folder = TemporaryFolder("kvfs-mount-test")
+        let path = folder.path
         for folder in ["m", "home", "home/data", "home/state", "home/config", "run"] {
             try FileManager.default.createDirectory(atPath: path + "/" + folder, withIntermediateDirectories: true)
         }
@@ -169,9 +170,8 @@ final class Sandbox {
         } else {
             for point in mounts() { _ = umount2(point, Int32(MNT_DETACH)) }
         }
-        usleep(50_000)
-        if mounts().isEmpty {
-            _ = try? runShell("rm -rf --one-file-system \"\(path)\"", in: "/tmp", environment: environment, timeout: 60)
+        if poll(seconds: 1, until: { mounts().isEmpty }) {
+            folder.cleanup()
         } else {
             Issue.record("could not unmount \(mounts()); leaving \(path) in place")
         }
@@ -196,53 +196,5 @@ func withMount(_ body: (Sandbox) throws -> Void) throws {
     try withSandbox { sandbox in
         try sandbox.mount()
         try body(sandbox)
-    }
-}
-
-/// A private mount namespace, held open by a process (`unshare -m
-/// --propagation private`, then a shell waiting on a pipe) whose namespace
-/// the sandbox's shells enter (`nsenter -m`). The pipe's other end is this
-/// process's, so the holder ends with the test run even if it dies. Needs
-/// root; nil elsewhere, and the sandbox then mounts in the test's own namespace.
-final class MountNamespace {
-    let holder: pid_t
-    private let pipeEnd: Int32
-
-    init?() {
-        guard geteuid() == 0 else { return nil }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
-        let arguments = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c", "read _"]
-        var pid: pid_t = 0
-        let status = withCStrings(arguments) { argv in posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) }
-        Glibc.close(fds[0])
-        guard status == 0 else {
-            Glibc.close(fds[1])
-            return nil
-        }
-        holder = pid
-        pipeEnd = fds[1]
-        // unshare has made the namespace once the holder's mnt link differs from ours and it runs the shell.
-        let mine = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
-        for _ in 0..<500 {
-            if let theirs = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt"), theirs != mine,
-               (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) == "sh\n" { return }
-            usleep(2_000)
-        }
-        close()
-        return nil
-    }
-
-    /// Ends the holder; the namespace goes once no process is left in it.
-    func close() {
-        Glibc.close(pipeEnd)
-        kill(holder, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(holder, &status, 0) < 0 && errno == EINTR {}
     }
 }

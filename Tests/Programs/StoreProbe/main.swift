@@ -13,6 +13,7 @@
 //   notified REASON KEY,KEY...
 import Foundation
 import KVStore
+import TestSupport
 
 let store = NSUbiquitousKeyValueStore.default
 let seen = NotificationLog()
@@ -48,9 +49,8 @@ while !steps.isEmpty {
     case "usage": print("usage \(store.usage.keys) keys \(store.usage.bytes) bytes")
     case "watch": Thread.sleep(forTimeInterval: Double(next()) ?? 1)
     case "wait-for":
-        let key = next(), deadline = Date().addingTimeInterval(Double(next()) ?? 10)
-        while !seen.contains(key) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if !seen.contains(key) { print("timeout waiting for \(key)") }
+        let key = next(), seconds = Double(next()) ?? 10
+        if !poll(seconds: seconds, every: 0.05, until: { seen.contains(key) }) { print("timeout waiting for \(key)") }
     case let step: fatalError("unknown step \(step)")
     }
 }

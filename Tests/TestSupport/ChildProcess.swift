@@ -8,20 +8,20 @@ import Glibc
 /// (SIGTERM, then SIGKILL) and waited for, so that nothing is left running or
 /// unreaped, even when the caller fails. Started through LinuxSystem's
 /// ``Spawn``, the one way kvfs starts a process.
-///
-/// Shared by `kvfs-bench` and the SyncTests target (which links this file).
-final class ChildProcess {
-    let name: String
+public final class ChildProcess {
+    /// The program's name, as given.
+    public let name: String
     private let process: SpawnedProcess
     private var ended = false
 
     /// The program's full path, or nil when it is not installed (a name with a `/` is a path already).
-    static func find(_ name: String) -> String? {
+    public static func find(_ name: String) -> String? {
         Spawn.find(name)
     }
 
-    /// Starts `name` with `arguments`, its output going to `log` (or nowhere).
-    init(_ name: String, _ arguments: [String], environment: [String: String] = [:], log: String? = nil) throws {
+    /// Starts `name` with `arguments` and this process's environment with
+    /// `environment` over it, its output going to `log` (or nowhere).
+    public init(_ name: String, _ arguments: [String], environment: [String: String] = [:], log: String? = nil) throws {
         self.name = name
         var spawn = try Self.spawn(name, arguments, environment: environment)
         if let log {
@@ -35,32 +35,28 @@ final class ChildProcess {
     deinit { stop() }
 
     /// Stops the program and waits for it: SIGTERM, and SIGKILL after `grace` seconds.
-    func stop(grace: TimeInterval = 20) {
+    public func stop(grace: TimeInterval = 20) {
         guard !ended else { return }
         ended = true
         guard (try? process.exitStatus()) == nil else { return }
         try? process.send(SIGTERM)
-        let deadline = Date().addingTimeInterval(grace)
-        while Date() < deadline {
-            if (try? process.exitStatus()) != nil { return }
-            usleep(10_000)
-        }
+        guard !poll(seconds: grace, until: { (try? process.exitStatus()) != nil }) else { return }
         try? process.send(SIGKILL)
         _ = try? process.wait()
     }
 
     /// Runs a program to its end; returns its exit status (as a shell gives
     /// it: 128 plus the signal for a signalled end) and what it printed
-    /// (standard error included).
+    /// (standard error too, in ``ShellResult/output``).
     ///
-    /// Through ``Spawn`` (posix_spawn and waitpid) rather than Foundation's
-    /// `Process`, whose wait takes some 50 ms on Linux: too slow for a REST
-    /// call in a latency figure.
-    static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    /// Through ``Spawn`` and a pipe rather than ``runShell(_:in:environment:timeout:namespace:)``'s
+    /// `timeout` and files, or Foundation's `Process`, whose wait takes some
+    /// 50 ms on Linux: this is the benchmarks' REST call, timed in a latency figure.
+    public static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ShellResult {
         let spawn = try spawn(name, arguments, environment: environment)
         do {
             let (status, output) = try spawn.runCollectingOutput()
-            return (status.shellStatus, String(decoding: output, as: UTF8.self))
+            return ShellResult(status: status.shellStatus, output: String(decoding: output, as: UTF8.self), error: "")
         } catch {
             throw ChildProcessError.failed(name, error.description)
         }
@@ -75,7 +71,7 @@ final class ChildProcess {
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now.
-    static func freePort() -> Int {
+    public static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -90,11 +86,14 @@ final class ChildProcess {
 }
 
 /// Why a program could not be used.
-enum ChildProcessError: Error, CustomStringConvertible {
+public enum ChildProcessError: Error, CustomStringConvertible {
+    /// It is not on `PATH`.
     case notInstalled(String)
+    /// Doing something (the first value) failed, as the second says.
     case failed(String, String)
 
-    var description: String {
+    /// What went wrong, in a line.
+    public var description: String {
         switch self {
         case let .notInstalled(name): "\(name) is not installed"
         case let .failed(what, output): "\(what) failed: \(output)"

@@ -4,28 +4,22 @@ import Foundation
 /// by `mount-scripts/syncthing-pair.sh` (so the tests run the users' script)
 /// and started here, so that they are always stopped and waited for.
 ///
-/// Shared by `kvfs-bench` and the SyncTests target (which links this file).
-final class SyncthingPair {
+/// Shared by `kvfs-bench` and the SyncTests target.
+public final class SyncthingPair {
     /// The two synchronized folders.
-    let folders: [String]
+    public let folders: [String]
     private let work: String
     private var instances: [ChildProcess] = []
     private var endpoints: [(gui: String, key: String)] = []
 
     /// The first program missing for a pair, if any.
-    static var missingProgram: String? { ["syncthing", "curl", "bash"].first { ChildProcess.find($0) == nil } }
+    public static var missingProgram: String? { ["syncthing", "curl", "bash"].first { ChildProcess.find($0) == nil } }
 
     /// `mount-scripts/syncthing-pair.sh` in the source tree this file was built from.
-    static var script: String {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.path + "/mount-scripts/syncthing-pair.sh") {
-            url.deleteLastPathComponent()
-        }
-        return url.path + "/mount-scripts/syncthing-pair.sh"
-    }
+    public static let script = Repository.path("mount-scripts/syncthing-pair.sh")
 
     /// Configures, starts and links a pair for `folders`, keeping its homes and logs in `work`.
-    init(work: String, folders: [String]) throws {
+    public init(work: String, folders: [String]) throws {
         self.folders = folders
         self.work = work
         let ports = (0..<4).map { _ in String(ChildProcess.freePort()) }.joined(separator: ",")
@@ -37,7 +31,7 @@ final class SyncthingPair {
             instances.append(try ChildProcess(
                 "syncthing", ["serve", "--home=\(work)/st\(n)", "--no-browser", "--no-restart", "--no-upgrade"],
                 environment: ["STNOUPGRADE": "1", "STMONITORED": "yes", "STHASHING": "minio"], log: "\(work)/st\(n).log"))
-            try waitUntil(seconds: 30, "syncthing st\(n) answering") { (try? request(n - 1, "GET", "/rest/system/ping")) != nil }
+            try waitUntil(seconds: 30, "syncthing st\(n) answering") { try request(n - 1, "GET", "/rest/system/ping") != "" }
         }
         try Self.script(["--link", work])
     }
@@ -45,26 +39,26 @@ final class SyncthingPair {
     deinit { stop() }
 
     /// Instance `index`'s REST URL (`http://127.0.0.1:PORT`).
-    func url(_ index: Int) -> String { "http://" + endpoints[index].gui }
+    public func url(_ index: Int) -> String { "http://" + endpoints[index].gui }
 
     /// Instance `index`'s `config.xml`, where `kvfs mount --syncthing-config` reads the API key.
-    func configFile(_ index: Int) -> String { "\(work)/st\(index + 1)/config.xml" }
+    public func configFile(_ index: Int) -> String { "\(work)/st\(index + 1)/config.xml" }
 
     /// Stops both instances and waits for them.
-    func stop() {
+    public func stop() {
         for instance in instances.reversed() { instance.stop() }
         instances = []
     }
 
     /// Asks instance `index` (0 or 1) to scan its folder now (or only `path` in it), rather than within its watcher's second.
-    func scan(_ index: Int, path: String? = nil) throws {
+    public func scan(_ index: Int, path: String? = nil) throws {
         let sub = path.map { "&sub=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""
         try request(index, "POST", "/rest/db/scan?folder=kvfs" + sub)
     }
 
     /// One REST call; returns the response body.
     @discardableResult
-    func request(_ index: Int, _ method: String, _ path: String) throws -> String {
+    public func request(_ index: Int, _ method: String, _ path: String) throws -> String {
         let (gui, key) = endpoints[index]
         let result = try ChildProcess.run("curl", ["-sf", "-X", method, "-H", "X-API-Key: \(key)", "http://\(gui)\(path)"])
         guard result.status == 0 else { throw ChildProcessError.failed("\(method) \(path)", result.output) }
@@ -85,15 +79,4 @@ final class SyncthingPair {
         }
         return environment
     }
-}
-
-/// Waits until `condition` holds, checking every 10 ms; throws after `seconds`.
-func waitUntil(seconds: TimeInterval, _ what: String, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return }
-        usleep(10_000)
-    }
-    if try condition() { return }
-    throw ChildProcessError.failed("waiting for \(what)", "not within \(Int(seconds)) s")
 }

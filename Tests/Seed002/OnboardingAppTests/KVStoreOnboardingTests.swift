@@ -3,6 +3,7 @@
 import Foundation
 import KVStore
 @testable import OnboardingApp
+import TestSupport
 import Testing
 
 // KVStore's in-memory store, named module-qualified beside the seed's own
@@ -29,11 +30,10 @@ struct KVStoreOnboardingTests {
 
     @Test("two devices of one sync directory: what one completes, the other does not show again")
     func twoDevices() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kvfs-library-seed002-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = TemporaryFolder("kvfs-library-seed002")
+        defer { folder.cleanup() }
         func device(_ name: String) throws -> NSUbiquitousKeyValueStore {
-            try NSUbiquitousKeyValueStore(syncDirectory: folder.appendingPathComponent("sync"),
-                                          stateDirectory: folder.appendingPathComponent(name), deviceName: name)
+            try NSUbiquitousKeyValueStore(syncDirectory: folder.sub("sync"), stateDirectory: folder.sub(name), deviceName: name)
         }
         let phone = try device("phone"), laptop = try device("laptop")
         let onPhone = OnboardingManager(store: phone), onLaptop = OnboardingManager(store: laptop)

@@ -1,1 +1,0 @@
-../../MountTests/Support/Shell.swift

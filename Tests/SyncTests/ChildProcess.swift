@@ -1,1 +1,0 @@
-../../Sources/kvfs-bench/Transports/ChildProcess.swift
