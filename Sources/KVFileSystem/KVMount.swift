@@ -225,10 +225,15 @@ public enum KVMount {
     }
 
     /// The pid of the daemon serving `mountPoint`, as its `.kvfs/status` says.
+    ///
+    /// Read to its end, not to the size an earlier `stat` gave: the document
+    /// is made anew at each open and its times change its length, so a reader
+    /// that trusts the size (Foundation's `contents(atPath:)`) can cut it
+    /// short, and unmount then returned without waiting for the daemon.
     private static func daemonProcess(of mountPoint: String) -> pid_t? {
-        guard let data = FileManager.default.contents(atPath: mountPoint + "/.kvfs/status"),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        return (object["pid"] as? Int).map { pid_t($0) }
+        struct Status: Decodable { let pid: pid_t }
+        guard let bytes = try? FileDescriptor.contents(of: mountPoint + "/.kvfs/status") else { return nil }
+        return (try? JSONDecoder().decode(Status.self, from: Data(bytes)))?.pid
     }
 }
 
