@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "LinuxSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "FUSEKit", dependencies: ["CFUSE", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KVFSBuildInfo"),
-        .target(name: "KVStore", dependencies: ["KVFSBuildInfo", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KVStore", dependencies: [
+            "KVFSBuildInfo", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .target(name: "KVSyncthing", dependencies: ["LinuxSystem"]),
         .target(name: "KVFileSystem", dependencies: [
             "FUSEKit", "KVStore", "KVSyncthing", "LinuxSystem",
@@ -55,7 +57,8 @@ let package = Package(
         ]),
         // A Swift program that uses `.default` as an app does; MountTests runs copies of it as apps of their own.
         .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore"], path: "Tests/Programs/StoreProbe"),
-        .testTarget(name: "KVStoreTests", dependencies: ["KVStore"], exclude: ["Library/Seed002"]),
+        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", .product(name: "SystemPackage", package: "swift-system")],
+                    exclude: ["Library/Seed002"]),
         // Seed 002 (an app with its own `KeyValueStore` and `InMemoryKeyValueStore`)
         // as an app module and its tests, each importing KVStore too: the name
         // clash issue 9 item 8 is about needs modules of their own.

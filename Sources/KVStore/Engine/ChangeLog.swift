@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemPackage
 
 /// `.kvfs/changes.log`: one JSON line per change that did not come through
 /// this device, plus quota refusals. It lives in the state directory, so it
@@ -28,10 +26,10 @@ final class ChangeLog: @unchecked Sendable {
         lock.withLock {
             let line = Self.line(change, sequence: nextSequence)
             nextSequence += 1
-            guard let fd = try? Files.openForAppending(path) else { return }
-            _ = try? Files.writeAll(fd, Array(line.utf8), path: path)
-            let size = Int(lseek(fd, 0, SEEK_END))
-            close(fd)
+            guard let file = try? Files.openForAppending(path) else { return }
+            _ = try? file.writeAll(Array(line.utf8))
+            let size = (try? file.seek(offset: 0, from: .end)) ?? 0
+            try? file.close()
             if size > capacity { trim() }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ final class StateDirectory {
     let path: String
     /// The folder; nil when opened read-only and it does not exist.
     private let folder: Folder?
-    private var lockDescriptor: Int32 = -1
+    private var lockFile: FileDescriptor?
 
     init(path: String, readOnly: Bool = false) throws(KVStoreError) {
         self.path = path
@@ -24,7 +25,6 @@ final class StateDirectory {
     deinit { unlock() }
 
     var changeLogPath: String { path + "/changes.log" }
-    private var lockPath: String { path + "/lock" }
 
     /// What a copy of this folder does not carry: its inode number, which a
     /// copy (`cp -r`, a restore elsewhere) gets anew and a rename keeps (0: unknown).
@@ -34,9 +34,10 @@ final class StateDirectory {
     ///
     /// A holder that is going away is waited for (see ``patience(with:)``).
     func lock(owner: String) throws(KVStoreError) {
-        let fd = try writableFolder().openFile("lock", O_RDWR | O_CREAT) ?? -1
-        do { try take(fd, LOCK_EX) } catch { close(fd); throw error }
-        lockDescriptor = fd
+        // Non-nil: a file opened with .create is never missing.
+        let file = try writableFolder().openFile("lock", .readWrite, options: [.create])!
+        do { try take(file, LOCK_EX) } catch { try? file.close(); throw error }
+        lockFile = file
         recordOwner(owner)
     }
 
@@ -44,16 +45,16 @@ final class StateDirectory {
     /// when a process holds the folder (so the command line goes through its
     /// mount), after waiting as long as `lock` would for a holder going away.
     func checkNotHeld() throws(KVStoreError) {
-        guard let fd = try folder?.openFile("lock", O_RDONLY) else { return }
-        defer { close(fd) }
-        try take(fd, LOCK_SH)
+        guard let file = try folder?.openFile("lock", .readOnly) else { return }
+        defer { try? file.close() }
+        try take(file, LOCK_SH)
     }
 
     /// Takes `operation` (LOCK_EX, LOCK_SH) on the lock file, waiting while
     /// its holder's ``patience(with:)`` lasts; throws who holds it after that.
-    private func take(_ fd: Int32, _ operation: Int32) throws(KVStoreError) {
+    private func take(_ file: FileDescriptor, _ operation: Int32) throws(KVStoreError) {
         let start = Date()
-        while flock(fd, operation | LOCK_NB) != 0 {
+        while case .failure = systemCall("flock", { flock(file.rawValue, operation | LOCK_NB) }) {
             let holder = holder()
             guard Date().timeIntervalSince(start) < Self.patience(with: holder) else {
                 throw .stateDirectoryBusy(path: path, holder: holder ?? "another process")
@@ -83,9 +84,9 @@ final class StateDirectory {
 
     /// Replaces what the lock file says about its holder (its pid, and a mount point once mounted).
     func recordOwner(_ owner: String) {
-        guard lockDescriptor >= 0 else { return }
-        ftruncate(lockDescriptor, 0)
-        _ = try? Files.writeAll(lockDescriptor, Array("pid \(getpid()) \(owner)\n".utf8), path: lockPath)
+        guard let lockFile else { return }
+        try? lockFile.resize(to: 0)
+        _ = try? lockFile.writeAll(toAbsoluteOffset: 0, Array("pid \(getpid()) \(owner)\n".utf8))
     }
 
     /// Tells processes waiting for the folder that this one is letting go of it.
@@ -94,8 +95,8 @@ final class StateDirectory {
     }
 
     func unlock() {
-        if lockDescriptor >= 0 { close(lockDescriptor) }
-        lockDescriptor = -1
+        try? lockFile?.close()
+        lockFile = nil
     }
 
     /// Whether a lock file's text (`pid <pid> <owner>`) names this process.

@@ -85,7 +85,7 @@ final class WriterClaim {
     func claim(in folder: Folder) throws(KVStoreError) {
         let document = Document(host: mine.host, nonce: mine.nonce, pid: mine.pid, stateDirectory: mine.statePath, stateInode: mine.stateInode)
         try folder.writeAtomically(Self.fileName, SortedJSON.text(document) + [0x0A])
-        claimedInode = folder.entry(Self.fileName).map { UInt64($0.st_ino) }
+        claimedInode = folder.entry(Self.fileName).map { UInt64($0.inode.rawValue) }
     }
 
     /// Throws when another process has claimed `folder` since this one did;
@@ -93,7 +93,7 @@ final class WriterClaim {
     /// folder was removed and is being written again) is made anew.
     func confirm(in folder: Folder) throws(KVStoreError) {
         if let displacement { throw displacement }
-        let inode = folder.entry(Self.fileName).map { UInt64($0.st_ino) }
+        let inode = folder.entry(Self.fileName).map { UInt64($0.inode.rawValue) }
         if inode != nil && inode == claimedInode { return }
         guard let holder = Self.holder(in: folder) else {
             try? claim(in: folder)
