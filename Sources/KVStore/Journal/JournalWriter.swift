@@ -37,7 +37,7 @@ final class JournalWriter {
     /// tail of the last segment is cut off so appends continue cleanly.
     /// Its segments are opened by `files`.
     init(folder: DeviceFolder, recoveredBy reader: DeviceFolderReader, claim: WriterClaim,
-         files: any JournalFileOpener = DiskJournalFiles()) throws(KVStoreError) {
+         files: any JournalFileOpener) throws(KVStoreError) {
         self.folder = folder
         self.claim = claim
         self.files = files
