@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "LinuxSystem"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit"]),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "KVFileSystemTests", dependencies: ["KVFileSystem", "FUSEKit", "KVStore"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests"),
     ],
