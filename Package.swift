@@ -5,7 +5,7 @@ import PackageDescription
 //   kvfs (CLI) → KVFileSystem (files ↔ keys) → FUSEKit (Swift low-level FUSE) → CFUSE (libfuse3 shim)
 //                KVFileSystem → KVStore (values, quota, journal, merge, sync; knows nothing of FUSE)
 //                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit)
-//   FUSEKit, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
+//   FUSEKit, KVStore, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
 //                descriptors: what the layers do with the operating system) → swift-system
 //   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh)
 //   fusekit-hello: FUSEKit's example filesystem
@@ -34,7 +34,8 @@ let package = Package(
         .target(name: "FUSEKit", dependencies: ["CFUSE", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KVFSBuildInfo"),
         .target(name: "KVStore", dependencies: [
-            "KVFSBuildInfo", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+            "KVFSBuildInfo", "LinuxSystem",
+            .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .target(name: "KVSyncthing", dependencies: ["LinuxSystem"]),
         .target(name: "KVFileSystem", dependencies: [
@@ -57,7 +58,7 @@ let package = Package(
         ]),
         // A Swift program that uses `.default` as an app does; MountTests runs copies of it as apps of their own.
         .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore"], path: "Tests/Programs/StoreProbe"),
-        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", .product(name: "SystemPackage", package: "swift-system")],
+        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system")],
                     exclude: ["Library/Seed002"]),
         // Seed 002 (an app with its own `KeyValueStore` and `InMemoryKeyValueStore`)
         // as an app module and its tests, each importing KVStore too: the name

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 import SystemPackage
 import Testing
@@ -145,18 +146,18 @@ private final class FaultyFile: JournalFile {
     func append(_ bytes: [UInt8]) throws(SystemCallError) {
         if let (written, errno) = disk.nextAppend() {
             try file.append(Array(bytes.prefix(written)))
-            throw SystemCallError(call: "write", errno: errno)
+            throw SystemCallError("write", errno: errno)
         }
         try file.append(bytes)
     }
 
     func truncate(to size: Int) throws(SystemCallError) {
-        if let errno = disk.current.truncate { throw SystemCallError(call: "ftruncate", errno: errno) }
+        if let errno = disk.current.truncate { throw SystemCallError("ftruncate", errno: errno) }
         try file.truncate(to: size)
     }
 
     func sync() throws(SystemCallError) {
-        if let errno = disk.current.sync { throw SystemCallError(call: "fsync", errno: errno) }
+        if let errno = disk.current.sync { throw SystemCallError("fsync", errno: errno) }
         try file.sync()
         disk.synced()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -54,7 +55,7 @@ final class StateDirectory {
     /// its holder's ``patience(with:)`` lasts; throws who holds it after that.
     private func take(_ file: FileDescriptor, _ operation: Int32) throws(KVStoreError) {
         let start = Date()
-        while case .failure = systemCall("flock", { flock(file.rawValue, operation | LOCK_NB) }) {
+        while case .failure = systemCallResult("flock", path + "/lock", { flock(file.rawValue, operation | LOCK_NB) }) {
             let holder = holder()
             guard Date().timeIntervalSince(start) < Self.patience(with: holder) else {
                 throw .stateDirectoryBusy(path: path, holder: holder ?? "another process")

@@ -1,3 +1,4 @@
+import LinuxSystem
 import SystemPackage
 
 /// A journal segment as the writer appends to it: LevelDB's `WritableFile`.
@@ -43,16 +44,16 @@ final class DescriptorFile: JournalFile, @unchecked Sendable {
     deinit { try? descriptor.close() }
 
     func append(_ bytes: [UInt8]) throws(SystemCallError) {
-        try swiftSystemCall("write") { try descriptor.writeAll(bytes) }
+        try descriptor.write(all: bytes)
     }
 
     func truncate(to size: Int) throws(SystemCallError) {
-        try swiftSystemCall("ftruncate") { try descriptor.resize(to: Int64(size)) }
+        try SystemCallError.naming("ftruncate") { try descriptor.resize(to: Int64(size)) }
     }
 
     func sync() throws(SystemCallError) { try descriptor.synchronize() }
 
     func size() throws(SystemCallError) -> Int {
-        Int(try swiftSystemCall("lseek") { try descriptor.seek(offset: 0, from: .end) })
+        Int(try SystemCallError.naming("lseek") { try descriptor.seek(offset: 0, from: .end) })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import SystemPackage
 
 /// Appends this device's records to its folder, and compacts them.

@@ -1,7 +1,8 @@
 /// What a record payload holds: the byte after its header (``RecordCodec``).
 ///
-/// The values are the on-disk format: journals and snapshots written by
-/// every earlier version hold them, so they never change and are never reused.
+/// The values are the on-disk format (docs/format.md § Records): journals and
+/// snapshots written by every earlier version hold them, so they never change
+/// and are never reused.
 enum RecordKind: UInt8, CaseIterable {
     /// ``JournalRecord/Operation/put(key:value:)``: a key, then its value.
     case put = 1

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,7 @@ import Glibc
 /// `FileDescriptor`, and `fstatat` is swift-system's `Stat`; but swift-system
 /// (1.8) has no `openat`, `mkdirat`, `renameat` or `unlinkat`, and those
 /// are the calls this type exists for, so it makes them itself
-/// (``systemCall(_:_:)``, under swift-system's EINTR policy).
+/// (LinuxSystem's `systemCallResult`, under swift-system's EINTR policy).
 final class Folder {
     /// The folder's path, for messages.
     let path: String
@@ -46,7 +47,7 @@ final class Folder {
     /// folder is made, with its missing parents, each 0700 and opened as the real folder it must be.
     static func open(_ path: String, create: Bool = false, writable: Bool = true) throws(KVStoreError) -> Folder? {
         do throws(SystemCallError) {
-            let descriptor = try swiftSystemCall("open") {
+            let descriptor = try SystemCallError.naming("open") {
                 try FileDescriptor.open(path.isEmpty ? "." : path, .readOnly, options: [.directory, .closeOnExec])
             }
             return Folder(path: path, descriptor: descriptor, isWritable: writable)
@@ -65,11 +66,11 @@ final class Folder {
     /// `create`). A link or a file under that name is refused with an error
     /// that says so: the store never follows a link out of its folders.
     func folder(_ name: String, create: Bool = false) throws(KVStoreError) -> Folder? {
-        if create && isWritable, case let .failure(error) = systemCall("mkdirat", { mkdirat(descriptor.rawValue, name, 0o700) }),
+        if create && isWritable, case let .failure(error) = systemCallResult("mkdirat", name, { mkdirat(descriptor.rawValue, name, 0o700) }),
            error.errno != .fileExists {
             throw KVStoreError(error, path: child(name), doing: "cannot create folder")
         }
-        switch systemCall("openat", { openat(descriptor.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
+        switch systemCallResult("openat", name, { openat(descriptor.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
         case let .success(fd):
             return Folder(path: child(name), descriptor: FileDescriptor(rawValue: fd), isWritable: isWritable)
         case let .failure(error):
@@ -96,8 +97,10 @@ final class Folder {
             let position = Int64(offset + bytes.count)
             let count: Int
             do throws(SystemCallError) {
-                count = try swiftSystemCall("pread") {
-                    try chunk.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: position, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted])) }
+                count = try SystemCallError.naming("pread") {
+                    try chunk.withUnsafeMutableBytes { buffer in
+                        try file.read(fromAbsoluteOffset: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]))
+                    }
                 }
             } catch {
                 throw KVStoreError(error, path: child(name), doing: "cannot read")
@@ -120,7 +123,7 @@ final class Folder {
         // O_NONBLOCK: opening a FIFO planted under the name must not hang (it is refused below).
         let flags = mode.rawValue | options.rawValue | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         let file: FileDescriptor
-        switch systemCall("openat", { openat(descriptor.rawValue, name, flags, 0o600) }) {
+        switch systemCallResult("openat", name, { openat(descriptor.rawValue, name, flags, 0o600) }) {
         case let .success(fd):
             file = FileDescriptor(rawValue: fd)
         case let .failure(error):
@@ -132,7 +135,7 @@ final class Folder {
             try? file.close()
             throw .io(path: child(name), reason: "not a regular file; kvfs leaves it alone: remove it")
         }
-        systemCall("fcntl") { fcntl(file.rawValue, F_SETFL, fcntl(file.rawValue, F_GETFL) & ~O_NONBLOCK) }
+        systemCallResult("fcntl") { fcntl(file.rawValue, F_SETFL, fcntl(file.rawValue, F_GETFL) & ~O_NONBLOCK) }
         return file
     }
 
@@ -151,7 +154,7 @@ final class Folder {
         let temporary = "." + name + ".tmp"
         let mode = entry(name).map { status in status.type == .regular ? status.permissions.rawValue & 0o600 : 0o600 } ?? 0o600
         func create() -> Result<Int32, SystemCallError> {
-            systemCall("openat") { openat(descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
+            systemCallResult("openat") { openat(descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
         }
         var created = create()
         if case let .failure(error) = created, error.errno == .fileExists {
@@ -165,7 +168,7 @@ final class Folder {
         case let .failure(error): throw KVStoreError(error, path: child(temporary), doing: "cannot create")
         }
         do throws(SystemCallError) {
-            try swiftSystemCall("write") { try file.writeAll(bytes) }
+            try file.write(all: bytes)
             try file.synchronize()
         } catch {
             try? file.close()
@@ -173,7 +176,7 @@ final class Folder {
             throw KVStoreError(error, path: child(temporary), doing: "cannot write")
         }
         try? file.close()
-        if case let .failure(error) = systemCall("renameat", { renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) }) {
+        if case let .failure(error) = systemCallResult("renameat", name, { renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) }) {
             throw KVStoreError(error, path: child(name), doing: "cannot rename into place")
         }
         sync()
@@ -182,13 +185,13 @@ final class Folder {
     /// Removes the entry `name` (a link itself, never its target).
     func remove(_ name: String) {
         guard isWritable else { return }
-        systemCall("unlinkat") { unlinkat(descriptor.rawValue, name, 0) }
+        systemCallResult("unlinkat") { unlinkat(descriptor.rawValue, name, 0) }
     }
 
     /// Removes the empty folder `name`.
     func removeFolder(_ name: String) throws(KVStoreError) {
         try requireWritable()
-        if case let .failure(error) = systemCall("unlinkat", { unlinkat(descriptor.rawValue, name, AT_REMOVEDIR) }) {
+        if case let .failure(error) = systemCallResult("unlinkat", name, { unlinkat(descriptor.rawValue, name, AT_REMOVEDIR) }) {
             throw KVStoreError(error, path: child(name), doing: "cannot remove folder")
         }
     }
