@@ -5,7 +5,7 @@ import PackageDescription
 //   kvfs (CLI) → KVFileSystem (files ↔ keys) → FUSEKit (Swift low-level FUSE) → CFUSE (libfuse3 shim)
 //                KVFileSystem → KVStore (values, quota, journal, merge, sync; knows nothing of FUSE)
 //                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit)
-//   FUSEKit, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
+//   FUSEKit, KVStore, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
 //                descriptors: what the layers do with the operating system) → swift-system
 //   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh)
 //   fusekit-hello: FUSEKit's example filesystem
@@ -33,7 +33,10 @@ let package = Package(
         .target(name: "LinuxSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "FUSEKit", dependencies: ["CFUSE", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KVFSBuildInfo"),
-        .target(name: "KVStore", dependencies: ["KVFSBuildInfo", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KVStore", dependencies: [
+            "KVFSBuildInfo", "LinuxSystem",
+            .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .target(name: "KVSyncthing", dependencies: ["LinuxSystem"]),
         .target(name: "KVFileSystem", dependencies: [
             "FUSEKit", "KVStore", "KVSyncthing", "LinuxSystem",
@@ -59,7 +62,7 @@ let package = Package(
         ]),
         // A Swift program that uses `.default` as an app does; MountTests runs copies of it as apps of their own.
         .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore", "TestSupport"], path: "Tests/Programs/StoreProbe"),
-        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", "TestSupport"]),
+        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", "LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         // Seed 002 (an app with its own `KeyValueStore` and `InMemoryKeyValueStore`)
         // as an app module and its tests, each importing KVStore too: the name
         // clash issue 9 item 8 is about needs modules of their own.
@@ -74,6 +77,7 @@ let package = Package(
         // the crashers and the samples; mount-scripts/fuzz.sh compiles the same files with libFuzzer.
         .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport"], path: "Tests/Fuzz",
                     exclude: ["Support.swift", "Measure", "corpus", "crashers", "samples"]),
+        .testTarget(name: "KVFileSystemTests", dependencies: ["KVFileSystem", "FUSEKit", "KVStore"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests", dependencies: ["LinuxSystem", "TestSupport"]),
     ],

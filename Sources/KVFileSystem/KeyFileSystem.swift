@@ -120,8 +120,3 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
         return Timestamp(seconds: milliseconds / 1000, nanoseconds: milliseconds % 1000 * 1_000_000)
     }
 }
-
-extension Errno {
-    /// The errno a file operation reports for a store's refusal.
-    init(_ error: KVStoreError) { self.init(error.errno) }
-}

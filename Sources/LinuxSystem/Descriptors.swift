@@ -1,4 +1,7 @@
 import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension FileDescriptor {
     /// Reads until the end of the file (or of the pipe's last writer), retrying
@@ -23,5 +26,10 @@ extension FileDescriptor {
     /// Writes all of `bytes`, retrying on `EINTR` and after short writes.
     public func write(all bytes: some Sequence<UInt8>) throws(SystemCallError) {
         _ = try SystemCallError.naming("write") { try writeAll(bytes) }
+    }
+
+    /// Makes the file's data durable on disk (`fsync`, which swift-system does not wrap).
+    public func synchronize() throws(SystemCallError) {
+        try systemCall("fsync") { fsync(rawValue) }
     }
 }

@@ -44,15 +44,27 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
 /// Calls a C system call that returns -1 and sets `errno` on failure, again
 /// while it fails with `EINTR` (swift-system's `retryOnInterrupt` policy, for
 /// the calls swift-system does not wrap: `accept`, `poll`, `waitpid`,
-/// `send`, `recv`…). Returns its result; throws the error naming `call`.
+/// `send`, `recv`, the `openat` family…). Returns its result; throws the error naming `call`.
 @inlinable
-public func systemCall<Result: FixedWidthInteger>(_ call: String, _ subject: String? = nil, retryOnInterrupt: Bool = true,
-                                                  _ body: () -> Result) throws(SystemCallError) -> Result {
+@discardableResult
+public func systemCall<Value: FixedWidthInteger>(_ call: String, _ subject: String? = nil, retryOnInterrupt: Bool = true,
+                                                 _ body: () -> Value) throws(SystemCallError) -> Value {
+    try systemCallResult(call, subject, retryOnInterrupt: retryOnInterrupt, body).get()
+}
+
+/// ``systemCall(_:_:retryOnInterrupt:_:)`` with its failure returned, not
+/// thrown: for calls whose failure is an everyday answer (`openat` of a file
+/// that is not there), since a throw costs more than the call where throws
+/// are watched (a test runner records a backtrace for each).
+@inlinable
+@discardableResult
+public func systemCallResult<Value: FixedWidthInteger>(_ call: String, _ subject: String? = nil, retryOnInterrupt: Bool = true,
+                                                       _ body: () -> Value) -> Result<Value, SystemCallError> {
     while true {
         let result = body()
-        if result != -1 { return result }
+        if result != -1 { return .success(result) }
         let error = Errno(rawValue: Glibc.errno)
         if retryOnInterrupt && error == .interrupted { continue }
-        throw SystemCallError(call, subject, errno: error)
+        return .failure(SystemCallError(call, subject, errno: error))
     }
 }

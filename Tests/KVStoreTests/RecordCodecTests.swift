@@ -42,6 +42,21 @@ struct RecordCodecTests {
         }
     }
 
+    @Test("each kind of record is written as the byte every earlier version wrote, after a 25-byte header")
+    func recordKindsKeepTheirBytes() {
+        let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
+        let kinds: [(JournalRecord.Operation, UInt8)] = [
+            (.put(key: "k", value: .integer(1)), 1), (.remove(key: "k"), 2),
+            (.rename(from: "a", to: "b", value: .bool(true)), 3), (.snapshotEnd(count: 7), 4),
+        ]
+        for (operation, byte) in kinds {
+            let payload = RecordCodec.encode(JournalRecord(stamp: stamp, operation: operation))
+            #expect(payload[25] == byte, "\(operation)")
+            #expect(decode(payload)?.operation == operation)
+        }
+        #expect(RecordCodec.kindOffset == 25 && RecordFrame.headerSize == 8)
+    }
+
     @Test func hostileCountsAndDepthsAreRefusedCheaply() {
         // A claimed count of 2³² − 1 elements reserves nothing: it is checked against the bytes left.
         let huge = versionOne(key: "h", tag: 6) { $0.u32(UInt32.max) }.replacingVersion(2)

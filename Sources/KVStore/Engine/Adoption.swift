@@ -62,7 +62,7 @@ extension SyncDirectory {
     /// (or nothing readable). A name that may not be shown is dropped (``DeviceName``).
     func adoptions(of device: DeviceID) -> [DeviceID: Adoption] {
         guard let text = readSmallFile(Adoption.fileName, in: try? folder(of: device).open()),
-              let entries = try? JSONDecoder().decode([String: Adoption].self, from: Data(text.utf8)) else { return [:] }
+              let entries = JSONDocument.decoded([String: Adoption].self, from: text.utf8) else { return [:] }
         return Dictionary(entries.compactMap { hex, adoption in
             var adoption = adoption
             adoption.name = DeviceName.shown(adoption.name)
@@ -81,11 +81,8 @@ extension SyncDirectory {
 
     /// Publishes what this device's folder adopted.
     func publish(_ adoptions: [DeviceID: Adoption], of device: DeviceID) throws(KVStoreError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         let entries = Dictionary(uniqueKeysWithValues: adoptions.map { ($0.key.hex, $0.value) })
-        let data = (try? encoder.encode(entries)) ?? Data("{}".utf8)
-        try folder(of: device).open(create: true)?.writeAtomically(Adoption.fileName, Array(data) + [0x0A])
+        try folder(of: device).open(create: true)?.writeAtomically(Adoption.fileName, JSONDocument.sorted(entries) + [0x0A])
     }
 
     /// Removes a retired device's folder: its files, then the folder itself

@@ -1,8 +1,6 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemPackage
 
 /// `.kvfs/changes.log`: one JSON line per change that did not come through
 /// this device, plus quota refusals. It lives in the state directory, so it
@@ -29,10 +27,10 @@ final class ChangeLog: Sendable {
         nextSequence.withLock { nextSequence in
             let line = Self.line(change, sequence: nextSequence)
             nextSequence += 1
-            guard let fd = try? Files.openForAppending(path) else { return }
-            _ = try? Files.writeAll(fd, Array(line.utf8), path: path)
-            let size = Int(lseek(fd, 0, SEEK_END))
-            close(fd)
+            guard let file = try? Files.openForAppending(path) else { return }
+            _ = try? file.writeAll(Array(line.utf8))
+            let size = (try? file.seek(offset: 0, from: .end)) ?? 0
+            try? file.close()
             if size > capacity { trim() }
         }
     }
@@ -41,8 +39,29 @@ final class ChangeLog: Sendable {
     func contents() -> [UInt8] { ((try? Files.read(path)) ?? nil) ?? [] }
 
     static func line(_ change: StoreChange, sequence: Int) -> String {
-        let keys = change.keys.map(jsonString).joined(separator: ",")
-        return "{\"seq\":\(sequence),\"time\":\"\(DateText.format(change.time))\",\"reason\":\"\(change.reason.name)\",\"code\":\(change.reason.rawValue),\"keys\":[\(keys)]}\n"
+        Line(seq: sequence, time: DateText.format(change.time), reason: change.reason.name, code: change.reason.rawValue,
+             keys: change.keys).text + "\n"
+    }
+
+    /// One line: `{"seq":41,"time":"2026-11-22T10:15:02.345Z","reason":"ServerChange","code":0,"keys":["theme","volume"]}`.
+    struct Line: Codable {
+        var seq: Int
+        var time: String
+        var reason: String
+        var code: Int
+        var keys: [String]
+
+        /// The line's JSON, its fields in the order above, which the README shows and readers
+        /// see: each value is JSON-encoded, but JSONEncoder orders an object's keys by hash (or
+        /// sorted), never as written.
+        var text: String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            func json(_ value: some Encodable) -> String {
+                String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
+            }
+            return "{\"seq\":\(json(seq)),\"time\":\(json(time)),\"reason\":\(json(reason)),\"code\":\(json(code)),\"keys\":\(json(keys))}"
+        }
     }
 
     private func trim() {
@@ -55,13 +74,6 @@ final class ChangeLog: Sendable {
     private static func lastSequence(_ path: String) -> Int {
         guard let bytes = try? Files.read(path) else { return 0 }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-        guard let last = lines.last, let data = last.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return 0 }
-        return object["seq"] as? Int ?? 0
-    }
-
-    private static func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+        return lines.last.flatMap { JSONDocument.decoded(Line.self, from: $0.utf8) }?.seq ?? 0
     }
 }

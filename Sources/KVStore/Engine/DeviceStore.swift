@@ -96,9 +96,17 @@ public final class DeviceStore: Sendable {
     ///   - clock: the clock that stamps writes (tests give a skewed one).
     ///   - warn: where warnings about foreign or corrupt files go (standard error by default).
     /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when another process has the state directory.
-    public init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil,
-                owner: String = "", readOnly: Bool = false, clock: HybridLogicalClock = HybridLogicalClock(),
-                warn: @escaping @Sendable (String) -> Void = DeviceStore.printWarning) throws(KVStoreError) {
+    public convenience init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil,
+                            owner: String = "", readOnly: Bool = false, clock: HybridLogicalClock = HybridLogicalClock(),
+                            warn: @escaping @Sendable (String) -> Void = DeviceStore.printWarning) throws(KVStoreError) {
+        try self.init(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: deviceName, owner: owner,
+                      readOnly: readOnly, clock: clock, warn: warn, journalFiles: DiskJournalFiles())
+    }
+
+    /// Opens the store as the public initializer does, with the journal's
+    /// segments opened by `journalFiles`: tests put in files that fail as a disk does.
+    init(syncDirectory: URL, stateDirectory: URL?, deviceName: String?, owner: String = "", readOnly: Bool = false,
+         clock: HybridLogicalClock, warn: @escaping @Sendable (String) -> Void, journalFiles: any JournalFileOpener) throws(KVStoreError) {
         self.syncDirectory = syncDirectory.standardizedFileURL
         self.stateDirectory = (stateDirectory ?? Self.defaultStateDirectory(for: syncDirectory)).standardizedFileURL
         let state = try StateDirectory(path: self.stateDirectory.path, readOnly: readOnly)
@@ -114,7 +122,7 @@ public final class DeviceStore: Sendable {
         let own = ownReader.readNew()
         let unfinishedCompaction = ownReader.foundUnfinishedCompaction && !readOnly
         let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
-            : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim)
+            : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim, files: journalFiles)
         let lastOwnStamp = state.lastOwnStamp
         engine = Mutex(EngineState(context: context, writer: writer, ownReader: ownReader, own: own,
                                    storeID: storeID, lastOwnStamp: lastOwnStamp))

@@ -34,15 +34,14 @@ struct ReadProgress: Equatable, Sendable {
 
     /// The progress a file holds, or nil when it is not a progress document.
     init?(json text: String) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let read = object["read"] as? [String: String] else { return nil }
-        own = (object["own"] as? String).flatMap(Self.stamp)
-        closed = object["closed"] as? Bool ?? false
-        at = (object["at"] as? String).flatMap(Self.stamp)
-        self.read = [:]
-        for (hex, text) in read {
+        guard let document = JSONDocument.decoded(Document.self, from: text.utf8) else { return nil }
+        own = document.own.flatMap(Self.stamp)
+        closed = document.closed ?? false
+        at = document.at.flatMap(Self.stamp)
+        read = [:]
+        for (hex, text) in document.read {
             guard let device = DeviceID(hex: hex), let stamp = Self.stamp(text) else { return nil }
-            self.read[device] = stamp
+            read[device] = stamp
         }
     }
 
@@ -50,12 +49,25 @@ struct ReadProgress: Equatable, Sendable {
     func json() -> String {
         let document = Document(read: Dictionary(uniqueKeysWithValues: read.map { ($0.key.hex, String($0.value.rawValue)) }),
                                 own: own.map { String($0.rawValue) }, closed: closed ? true : nil, at: at.map { String($0.rawValue) })
-        return String(decoding: SortedJSON.text(document), as: UTF8.self) + "\n"
+        return String(decoding: JSONDocument.sorted(document), as: UTF8.self) + "\n"
     }
 
     /// The file's fields; those that are nil are left out.
-    private struct Document: Encodable {
-        let read: [String: String], own: String?, closed: Bool?, at: String?
+    private struct Document: Codable {
+        var read: [String: String], own: String?, closed: Bool?, at: String?
+
+        init(read: [String: String], own: String?, closed: Bool?, at: String?) {
+            (self.read, self.own, self.closed, self.at) = (read, own, closed, at)
+        }
+
+        /// `read` is required; another field of another type counts as missing, as it always has.
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            read = try fields.decode([String: String].self, forKey: .read)
+            own = try? fields.decode(String.self, forKey: .own)
+            closed = try? fields.decode(Bool.self, forKey: .closed)
+            at = try? fields.decode(String.self, forKey: .at)
+        }
     }
 
     private static func stamp(_ text: String) -> HLCTimestamp? { UInt64(text).map(HLCTimestamp.init(rawValue:)) }

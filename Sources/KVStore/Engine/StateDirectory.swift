@@ -1,5 +1,7 @@
 import Foundation
+import LinuxSystem
 import Synchronization
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +22,7 @@ final class StateDirectory: Sendable {
     /// This process's hold on the folder.
     private struct Holding {
         /// The lock file, while this process holds it.
-        var lockDescriptor: Int32 = -1
+        var lockFile: FileDescriptor?
         /// What holds the folder, as the lock file says (`mount <mount point>` for a mount).
         var owner = ""
     }
@@ -33,7 +35,6 @@ final class StateDirectory: Sendable {
     deinit { unlock() }
 
     var changeLogPath: String { path + "/changes.log" }
-    private var lockPath: String { path + "/lock" }
 
     /// What a copy of this folder does not carry: its inode number, which a
     /// copy (`cp -r`, a restore elsewhere) gets anew and a rename keeps (0: unknown).
@@ -43,9 +44,10 @@ final class StateDirectory: Sendable {
     ///
     /// A holder that is going away is waited for (see ``patience(with:)``).
     func lock(owner: String) throws(KVStoreError) {
-        let fd = try writableFolder().openFile("lock", O_RDWR | O_CREAT) ?? -1
-        do { try take(fd, LOCK_EX) } catch { close(fd); throw error }
-        holding.withLock { $0.lockDescriptor = fd }
+        // Non-nil: a file opened with .create is never missing.
+        let file = try writableFolder().openFile("lock", .readWrite, options: [.create])!
+        do { try take(file, LOCK_EX) } catch { try? file.close(); throw error }
+        holding.withLock { $0.lockFile = file }
         recordOwner(owner)
     }
 
@@ -53,16 +55,16 @@ final class StateDirectory: Sendable {
     /// when a process holds the folder (so the command line goes through its
     /// mount), after waiting as long as `lock` would for a holder going away.
     func checkNotHeld() throws(KVStoreError) {
-        guard let fd = try folder?.openFile("lock", O_RDONLY) else { return }
-        defer { close(fd) }
-        try take(fd, LOCK_SH)
+        guard let file = try folder?.openFile("lock", .readOnly) else { return }
+        defer { try? file.close() }
+        try take(file, LOCK_SH)
     }
 
     /// Takes `operation` (LOCK_EX, LOCK_SH) on the lock file, waiting while
     /// its holder's ``patience(with:)`` lasts; throws who holds it after that.
-    private func take(_ fd: Int32, _ operation: Int32) throws(KVStoreError) {
+    private func take(_ file: FileDescriptor, _ operation: Int32) throws(KVStoreError) {
         let start = Date()
-        while flock(fd, operation | LOCK_NB) != 0 {
+        while case .failure = systemCallResult("flock", path + "/lock", { flock(file.rawValue, operation | LOCK_NB) }) {
             let holder = holder()
             guard Date().timeIntervalSince(start) < Self.patience(with: holder) else {
                 throw .stateDirectoryBusy(path: path, holder: holder ?? "another process")
@@ -104,9 +106,9 @@ final class StateDirectory: Sendable {
     }
 
     private func write(_ holder: String, into holding: Holding) {
-        guard holding.lockDescriptor >= 0 else { return }
-        ftruncate(holding.lockDescriptor, 0)
-        _ = try? Files.writeAll(holding.lockDescriptor, Array("pid \(getpid()) \(holder)\n".utf8), path: lockPath)
+        guard let lockFile = holding.lockFile else { return }
+        try? lockFile.resize(to: 0)
+        _ = try? lockFile.writeAll(toAbsoluteOffset: 0, Array("pid \(getpid()) \(holder)\n".utf8))
     }
 
     /// Where the store is mounted, as what holds the folder says.
@@ -118,8 +120,8 @@ final class StateDirectory: Sendable {
     /// Lets go of the folder.
     func unlock() {
         holding.withLock { holding in
-            if holding.lockDescriptor >= 0 { close(holding.lockDescriptor) }
-            holding.lockDescriptor = -1
+            try? holding.lockFile?.close()
+            holding.lockFile = nil
         }
     }
 

@@ -87,15 +87,13 @@ struct SyncDirectory: Sendable {
     /// A device's human name, from `devices/<id>/device.json`; nil when it
     /// has none, or one that may not be shown (``DeviceName``).
     func name(of device: DeviceID) -> String? {
-        guard let text = readSmallFile("device.json", in: try? folder(of: device).open()),
-              let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
-        return DeviceName.shown(object["name"] as? String)
+        guard let text = readSmallFile("device.json", in: try? folder(of: device).open()) else { return nil }
+        return DeviceName.shown(JSONDocument.decoded(DeviceFile.self, from: text.utf8)?.name)
     }
 
     /// Writes this device's name into its folder.
     func setName(_ name: String, of device: DeviceID) throws(KVStoreError) {
-        let json = (try? JSONSerialization.data(withJSONObject: ["name": name], options: [.sortedKeys])) ?? Data()
-        try folder(of: device).open(create: true)?.writeAtomically("device.json", Array(json))
+        try folder(of: device).open(create: true)?.writeAtomically("device.json", JSONDocument.sorted(DeviceFile(name: name)))
     }
 
     /// What a device last published about its reading, or nil (none yet, or unreadable).
@@ -106,6 +104,18 @@ struct SyncDirectory: Sendable {
     /// Publishes this device's reading progress in its folder.
     func publish(_ progress: ReadProgress, of device: DeviceID) throws(KVStoreError) {
         try folder(of: device).open(create: true)?.writeAtomically(ReadProgress.fileName, Array(progress.json().utf8))
+    }
+
+    /// `device.json`: `{"name":"<name>"}`, with no newline after it.
+    private struct DeviceFile: Codable {
+        var name: String?
+
+        init(name: String) { self.name = name }
+
+        /// A name of another type counts as none.
+        init(from decoder: any Decoder) throws {
+            name = try? decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+        }
     }
 
     /// A small file of the store as text, or nil when it is missing, not a regular file, or too large.

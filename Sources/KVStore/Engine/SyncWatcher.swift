@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,10 @@ public final class SyncWatcher: Sendable {
     private let store: DeviceStore
     private let pollInterval: TimeInterval
     private let inotify: Int32
-    private let stopPipe: [Int32]
+    /// Wakes the thread to stop; nil when no pipe could be made (out of
+    /// descriptors), and then the thread sees ``stopping`` at its next poll.
+    private let stopPipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
+    private let stopping = Atomic<Bool>(false)
     /// Whether the watcher's thread is done with the store.
     private let finished = Atomic(false)
 
@@ -37,9 +41,7 @@ public final class SyncWatcher: Sendable {
                 + "noticing other devices' changes by polling every \(self.pollInterval) s instead; "
                 + "to get them at once, raise fs.inotify.max_user_instances (sysctl) and remount")
         }
-        var fds: [Int32] = [0, 0]
-        pipe(&fds)
-        stopPipe = fds
+        stopPipe = try? FileDescriptor.pipe(options: .closeOnExec)
         watchFolders()
         let thread = Thread { [self] in
             run()
@@ -51,14 +53,14 @@ public final class SyncWatcher: Sendable {
 
     deinit {
         if inotify >= 0 { close(inotify) }
-        close(stopPipe[0])
-        close(stopPipe[1])
+        try? stopPipe?.readEnd.close()
+        try? stopPipe?.writeEnd.close()
     }
 
     /// Stops watching; returns once the watcher's thread is done with the store.
     public func stop() {
-        var byte: UInt8 = 1
-        write(stopPipe[1], &byte, 1)
+        stopping.store(true, ordering: .releasing)
+        _ = try? stopPipe?.writeEnd.writeAll([1])
         while !finished.load(ordering: .acquiring) { usleep(1000) }
     }
 
@@ -81,12 +83,13 @@ public final class SyncWatcher: Sendable {
     }
 
     private func run() {
-        var descriptors = [pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0)]
+        // poll(2) and inotify have no swift-system wrappers.
+        var descriptors = [pollfd(fd: stopPipe?.readEnd.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
         if inotify >= 0 { descriptors.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(pollInterval * 1000))
-            if ready > 0 && descriptors[0].revents != 0 { return }
+            _ = poll(&descriptors, nfds_t(descriptors.count), Int32(pollInterval * 1000))
+            if stopping.load(ordering: .acquiring) { return }
             if inotify >= 0 {
                 while read(inotify, &buffer, buffer.count) > 0 {}  // drain: one refresh covers every event
                 watchFolders()

@@ -1,12 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSystem
+import SystemPackage
 
 /// Appends this device's records to its folder, and compacts them.
 ///
 /// A record is in the file (the kernel's page cache) when `append` returns, so
 /// killing the process loses nothing appended; `sync` makes it durable on disk.
+/// Segments are written through a ``JournalFile``, which `files` opens.
 ///
 /// Every file is opened relative to the folder's descriptor and never
 /// through a link (see ``Folder``); the folder itself must be a real folder.
@@ -17,7 +17,9 @@ final class JournalWriter {
     /// The folder as opened for the current segment; nil for a writer that refuses writes.
     private var handle: Folder?
     private let claim: WriterClaim?
-    private var descriptor: Int32 = -1
+    private let files: any JournalFileOpener
+    /// The segment appended to; nil for a writer that refuses writes.
+    private var segment: (any JournalFile)?
     private(set) var generation: UInt64
     /// Bytes in the current segment: what compaction weighs against the snapshot.
     private(set) var segmentBytes = 0
@@ -34,18 +36,21 @@ final class JournalWriter {
     /// Opens the folder for appending (creating it), claims it for this
     /// process, after `reader` has recovered what it holds: a torn or corrupt
     /// tail of the last segment is cut off so appends continue cleanly.
-    init(folder: DeviceFolder, recoveredBy reader: DeviceFolderReader, claim: WriterClaim) throws(KVStoreError) {
+    /// Its segments are opened by `files`.
+    init(folder: DeviceFolder, recoveredBy reader: DeviceFolderReader, claim: WriterClaim,
+         files: any JournalFileOpener) throws(KVStoreError) {
         self.folder = folder
         self.claim = claim
+        self.files = files
         generation = reader.segmentGeneration
         let handle = try Self.open(folder)
         self.handle = handle
-        descriptor = try handle.openForAppending(DeviceFolder.segmentName(generation))
-        let size = Int(lseek(descriptor, 0, SEEK_END))
-        if size > reader.tailOffset {
-            if ftruncate(descriptor, off_t(reader.tailOffset)) != 0 {
-                throw Files.error(folder.segmentPath(generation), "cannot cut torn tail")
-            }
+        let segment = try files.openForAppending(DeviceFolder.segmentName(generation), in: handle)
+        self.segment = segment
+        do throws(SystemCallError) {
+            if try segment.size() > reader.tailOffset { try segment.truncate(to: reader.tailOffset) }
+        } catch {
+            throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot cut torn tail")
         }
         segmentBytes = reader.tailOffset
         if let snapshot = reader.snapshotGeneration {
@@ -60,16 +65,15 @@ final class JournalWriter {
     init(refusingWritesTo folder: DeviceFolder) {
         self.folder = folder
         claim = nil
+        files = DiskJournalFiles()
         generation = 1
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
-
     /// A writer of another folder (the sync directory now holds another
-    /// store) for the same process: with the same claim, or refusing writes as this one does.
+    /// store) for the same process: with the same claim and files, or refusing writes as this one does.
     func reopened(on folder: DeviceFolder, recoveredBy reader: DeviceFolderReader) throws(KVStoreError) -> JournalWriter {
         guard let claim else { return JournalWriter(refusingWritesTo: folder) }
-        return try JournalWriter(folder: folder, recoveredBy: reader, claim: claim)
+        return try JournalWriter(folder: folder, recoveredBy: reader, claim: claim, files: files)
     }
 
     /// Appends records with one write(2), so readers see all of them or none
@@ -80,11 +84,12 @@ final class JournalWriter {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
         let frame = records.flatMap(RecordFrame.encode)
-        do {
-            try Files.writeAll(descriptor, frame, path: folder.segmentPath(generation))
+        guard let segment else { throw .readOnly(path: folder.path) }
+        do throws(SystemCallError) {
+            try segment.append(frame)
         } catch {
-            _ = ftruncate(descriptor, off_t(segmentBytes))
-            throw error
+            try? segment.truncate(to: segmentBytes)
+            throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot write")
         }
         segmentBytes += frame.count
         appended += UInt64(records.count)
@@ -101,29 +106,25 @@ final class JournalWriter {
     /// without it: the disk may take tens of milliseconds, and reads and
     /// writes must not wait for it.
     struct SyncPoint: Sendable {
-        /// A duplicate of the writer's descriptor: a compaction may close the writer's own meanwhile.
-        fileprivate let descriptor: Int32
+        /// The segment, held open: a compaction may move the writer to the next one meanwhile.
+        fileprivate let segment: any JournalFile
         fileprivate let path: String
         fileprivate let appended: UInt64
 
-        /// fsync(2); the duplicate is closed either way.
+        /// fsync(2).
         func perform() throws(KVStoreError) {
-            defer { close(descriptor) }
-            if fsync(descriptor) != 0 { throw Files.error(path, "cannot fsync journal") }
+            do throws(SystemCallError) {
+                try segment.sync()
+            } catch {
+                throw KVStoreError(error, path: path, doing: "cannot fsync journal")
+            }
         }
     }
 
     /// The fsync that makes every record appended so far durable, or nil when they are.
     func syncPoint() throws(KVStoreError) -> SyncPoint? {
-        guard needsSync else { return nil }
-        let path = folder.segmentPath(generation)
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        if copy < 0 {  // out of descriptors: sync through the writer's own, here
-            if fsync(descriptor) != 0 { throw Files.error(path, "cannot fsync journal") }
-            synced = appended
-            return nil
-        }
-        return SyncPoint(descriptor: copy, path: path, appended: appended)
+        guard needsSync, let segment else { return nil }
+        return SyncPoint(segment: segment, path: folder.segmentPath(generation), appended: appended)
     }
 
     /// Records that a sync point's fsync succeeded.
@@ -140,7 +141,7 @@ final class JournalWriter {
     var isInPlace: Bool {
         guard handle != nil else { return true }
         let current = (try? folder.open()) ?? nil
-        return current?.entry(DeviceFolder.segmentName(generation)).map { $0.st_mode & S_IFMT == S_IFREG } ?? false
+        return current?.entry(DeviceFolder.segmentName(generation))?.type == .regular
     }
 
     /// Whether another process has claimed this device's folder, so this one writes no more.
@@ -164,10 +165,10 @@ final class JournalWriter {
         try claim?.confirm(in: handle)
         let next = generation + 1
         let bytes = Self.snapshot(current, stamp: stamp)
-        let fd = try handle.openForAppending(DeviceFolder.segmentName(next))
+        let file = try files.openForAppending(DeviceFolder.segmentName(next), in: handle)
         let compaction = Compaction(folder: folder, handle: handle, generation: next, snapshot: bytes,
-                                    retired: descriptor, retiredPath: folder.segmentPath(generation))
-        descriptor = fd
+                                    retired: segment, retiredPath: folder.segmentPath(generation))
+        segment = file
         self.handle = handle
         generation = next
         segmentBytes = 0
@@ -199,17 +200,17 @@ final class JournalWriter {
     /// then the older files removed. Run one at a time; one whose snapshot
     /// could not be written (a full disk) is replaced by a ``resnapshot(_:stamp:replacing:)``.
     final class Compaction: @unchecked Sendable {
-        // @unchecked: immutable but for `retired`; the folder's descriptor and the retired one are used by `finish` alone.
+        // @unchecked: immutable but for `retired`; the folder and the retired segment are used by `finish` alone.
         private let folder: DeviceFolder
         private let handle: Folder
         private let generation: UInt64
         private let snapshot: [UInt8]
-        /// The retired segment's descriptor, until its appends are durable.
-        private var retired: Int32
+        /// The retired segment, until its appends are durable.
+        private var retired: (any JournalFile)?
         private let retiredPath: String
 
         fileprivate init(folder: DeviceFolder, handle: Folder, generation: UInt64, snapshot: [UInt8],
-                         retired: Int32, retiredPath: String) {
+                         retired: (any JournalFile)?, retiredPath: String) {
             self.folder = folder
             self.handle = handle
             self.generation = generation
@@ -218,19 +219,20 @@ final class JournalWriter {
             self.retiredPath = retiredPath
         }
 
-        deinit { if retired >= 0 { close(retired) } }
-
         /// The retired segment, not yet made durable, for the compaction that replaces this one.
-        fileprivate func handOverRetired() -> (Int32, String) {
-            defer { retired = -1 }
+        fileprivate func handOverRetired() -> ((any JournalFile)?, String) {
+            defer { retired = nil }
             return (retired, retiredPath)
         }
 
         func finish() throws(KVStoreError) {
-            if retired >= 0 {
-                if fsync(retired) != 0 { throw Files.error(retiredPath, "cannot fsync journal") }
-                close(retired)
-                retired = -1
+            if let retired {
+                do throws(SystemCallError) {
+                    try retired.sync()
+                } catch {
+                    throw KVStoreError(error, path: retiredPath, doing: "cannot fsync journal")
+                }
+                self.retired = nil
             }
             try handle.writeAtomically(DeviceFolder.snapshotName(generation), snapshot)
             handle.sync()

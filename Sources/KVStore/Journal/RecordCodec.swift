@@ -18,26 +18,30 @@ enum RecordCodec {
     /// The versions read.
     static let readableVersions: ClosedRange<UInt8> = 1...2
 
+    /// The sizes of the header's fields: version, HLC stamp, device (a
+    /// ``DeviceID``'s bytes, as in a rank), and where the ``RecordKind`` follows them.
+    static let versionSize = MemoryLayout<UInt8>.size
+    static let stampSize = MemoryLayout<UInt64>.size
+    static let deviceSize = 16
+    static let kindOffset = versionSize + stampSize + deviceSize
+
     static func encode(_ record: JournalRecord) -> [UInt8] {
         var writer = ByteWriter()
         writer.u8(version)
         writer.u64(record.stamp.time.rawValue)
         writer.raw(record.stamp.device.bytes)
+        writer.u8(RecordKind(record.operation).rawValue)
         switch record.operation {
         case let .put(key, value):
-            writer.u8(1)
             writer.string(key)
             RecordValueCoding.encode(value, into: &writer)
         case let .remove(key):
-            writer.u8(2)
             writer.string(key)
         case let .rename(from, to, value):
-            writer.u8(3)
             writer.string(from)
             writer.string(to)
             RecordValueCoding.encode(value, into: &writer)
         case let .snapshotEnd(count):
-            writer.u8(4)
             writer.u32(count)
         }
         if let rank = record.rank {  // an optional trailer: records without one read as before
@@ -52,8 +56,9 @@ enum RecordCodec {
     /// record is skipped, never trusted. Costs time and memory linear in the payload.
     static func decode(_ payload: UnsafeRawBufferPointer, limits: DecodingLimits = .standard) -> JournalRecord? {
         var reader = ByteReader(payload)
-        guard let version = reader.u8(), readableVersions.contains(version), let time = reader.u64(), let device = reader.raw(16),
-              HLCTimestamp(rawValue: time) <= .latest, let kind = reader.u8() else { return nil }
+        guard let version = reader.u8(), readableVersions.contains(version), let time = reader.u64(),
+              let device = reader.raw(deviceSize), HLCTimestamp(rawValue: time) <= .latest,
+              let kind = reader.u8().flatMap(RecordKind.init(rawValue:)) else { return nil }
         let stamp = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
         var budget = DecodingBudget(limits)
         func value() -> PropertyListValue? {
@@ -61,24 +66,22 @@ enum RecordCodec {
         }
         let operation: JournalRecord.Operation
         switch kind {
-        case 1:
+        case .put:
             guard let key = reader.key(), let value = value() else { return nil }
             operation = .put(key: key, value: value)
-        case 2:
+        case .remove:
             guard let key = reader.key() else { return nil }
             operation = .remove(key: key)
-        case 3:
+        case .rename:
             guard let from = reader.key(), let to = reader.key(), from != to, let value = value() else { return nil }
             operation = .rename(from: from, to: to, value: value)
-        case 4:
+        case .snapshotEnd:
             guard let count = reader.u32() else { return nil }
             operation = .snapshotEnd(count: count)
-        default:
-            return nil
         }
         var rank: Stamp?
         if !reader.isAtEnd {  // a rank: only for a value, and never later than the record
-            guard kind == 1 || kind == 3, let time = reader.u64(), let device = reader.raw(16) else { return nil }
+            guard kind.storesValue, let time = reader.u64(), let device = reader.raw(deviceSize) else { return nil }
             let place = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
             guard place < stamp else { return nil }
             rank = place

@@ -17,12 +17,12 @@
 /// every byte they move past. A region that would cost more is treated as
 /// unreadable from there on (and said so).
 enum RecordFrame {
-    static let headerSize = 8
+    /// The frame's header: the payload's length, then its checksum, each a `u32`.
+    static let headerSize = checksumOffset + MemoryLayout<UInt32>.size
+    private static let checksumOffset = MemoryLayout<UInt32>.size
     /// Larger than any legal record (a 1 MiB value plus its key and header),
     /// so a hostile length is seen for what it is without allocating it.
     static let maxPayload = 4 << 20
-    /// Bytes before a payload's kind: version, stamp, device.
-    private static let kindOffset = 1 + 8 + 16
 
     static func encode(_ record: JournalRecord) -> [UInt8] {
         let payload = RecordCodec.encode(record)
@@ -115,7 +115,7 @@ enum RecordFrame {
     }
 
     private static func checksumMatches(_ bytes: UnsafeRawBufferPointer, at position: Int, length: Int) -> Bool {
-        let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
+        let checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + checksumOffset, as: UInt32.self))
         let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
         return CRC32C.checksum(payload) == checksum
     }
@@ -146,6 +146,6 @@ enum RecordFrame {
     /// Whether a payload starts as a record this version reads: a readable version, and a kind.
     private static func looksLikeRecord(_ bytes: UnsafeRawBufferPointer, at payload: Int, length: Int) -> Bool {
         RecordCodec.readableVersions.contains(bytes[payload])
-            && length > kindOffset && (1...4).contains(bytes[payload + kindOffset])
+            && length > RecordCodec.kindOffset && RecordKind(rawValue: bytes[payload + RecordCodec.kindOffset]) != nil
     }
 }

@@ -32,8 +32,8 @@ final class WriterClaim {
     /// The file in the device folder.
     static let fileName = "writer.json"
 
-    /// What a claim says.
-    struct Holder: Equatable {
+    /// What a claim says: the file, `{"host":…,"nonce":…,"pid":…,"stateDirectory":…,"stateInode":…}`.
+    struct Holder: Codable, Equatable {
         /// Random, one per process that claimed the folder.
         var nonce: String
         /// The inode of the state directory the process runs from (0: unknown).
@@ -45,11 +45,28 @@ final class WriterClaim {
 
         /// Who it is, for a message.
         var description: String { "pid \(pid) on \(host), state directory \(statePath)" }
-    }
 
-    /// The file's fields, as ``holder(in:)`` reads them.
-    private struct Document: Encodable {
-        let host: String, nonce: String, pid: Int, stateDirectory: String, stateInode: UInt64
+        private enum CodingKeys: String, CodingKey {
+            case nonce, stateInode, statePath = "stateDirectory", host, pid
+        }
+
+        init(nonce: String, stateInode: UInt64, statePath: String, host: String, pid: Int) {
+            self.nonce = nonce
+            self.stateInode = stateInode
+            self.statePath = statePath
+            self.host = host
+            self.pid = pid
+        }
+
+        /// A claim needs its nonce and inode; the fields for messages may be missing or of another type.
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            nonce = try fields.decode(String.self, forKey: .nonce)
+            stateInode = try fields.decode(UInt64.self, forKey: .stateInode)
+            statePath = (try? fields.decode(String.self, forKey: .statePath)) ?? "?"
+            host = (try? fields.decode(String.self, forKey: .host)) ?? "?"
+            pid = (try? fields.decode(Int.self, forKey: .pid)) ?? 0
+        }
     }
 
     /// This process's claim.
@@ -69,11 +86,8 @@ final class WriterClaim {
 
     /// The claim in `folder`, or nil when there is none (or it is unreadable).
     static func holder(in folder: Folder) -> Holder? {
-        guard let bytes = try? folder.read(fileName, limit: SyncDirectory.smallFileLimit),
-              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let nonce = object["nonce"] as? String, let inode = object["stateInode"] as? NSNumber else { return nil }
-        return Holder(nonce: nonce, stateInode: inode.uint64Value, statePath: object["stateDirectory"] as? String ?? "?",
-                      host: object["host"] as? String ?? "?", pid: object["pid"] as? Int ?? 0)
+        guard let bytes = try? folder.read(fileName, limit: SyncDirectory.smallFileLimit) else { return nil }
+        return JSONDocument.decoded(Holder.self, from: bytes)
     }
 
     /// Whether a folder claimed by `holder` belongs to another state directory than this process's.
@@ -83,9 +97,8 @@ final class WriterClaim {
 
     /// Writes this process's claim into `folder`.
     func claim(in folder: Folder) throws(KVStoreError) {
-        let document = Document(host: mine.host, nonce: mine.nonce, pid: mine.pid, stateDirectory: mine.statePath, stateInode: mine.stateInode)
-        try folder.writeAtomically(Self.fileName, SortedJSON.text(document) + [0x0A])
-        claimedInode = folder.entry(Self.fileName).map { UInt64($0.st_ino) }
+        try folder.writeAtomically(Self.fileName, JSONDocument.sorted(mine) + [0x0A])
+        claimedInode = folder.entry(Self.fileName).map { UInt64($0.inode.rawValue) }
     }
 
     /// Throws when another process has claimed `folder` since this one did;
@@ -93,7 +106,7 @@ final class WriterClaim {
     /// folder was removed and is being written again) is made anew.
     func confirm(in folder: Folder) throws(KVStoreError) {
         if let displacement { throw displacement }
-        let inode = folder.entry(Self.fileName).map { UInt64($0.st_ino) }
+        let inode = folder.entry(Self.fileName).map { UInt64($0.inode.rawValue) }
         if inode != nil && inode == claimedInode { return }
         guard let holder = Self.holder(in: folder) else {
             try? claim(in: folder)

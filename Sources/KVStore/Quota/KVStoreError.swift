@@ -1,11 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Everything the store refuses, with what a user needs to know to fix it.
 ///
-/// The filesystem maps each case to an errno (``KVStoreError/errnoName``); the
-/// library's throwing API hands it over as it is.
+/// The filesystem maps each case to an errno (KVFileSystem's `Errno(_:)`);
+/// the library's throwing API hands it over as it is.
 public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A key must have at least one character.
     case emptyKey
@@ -43,27 +39,6 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooManyKeys, .valueTooLarge, .storeFull: true
         default: false
         }
-    }
-
-    /// The errno a filesystem reports for this error (README § Limits and errors, § Values and their files).
-    public var errno: Int32 {
-        switch self {
-        case .emptyKey, .noSuchKey: ENOENT
-        case .keyTooLong: ENAMETOOLONG
-        case .tooManyKeys, .valueTooLarge, .storeFull: EDQUOT
-        case .invalidValue, .invalidDeviceName: EINVAL
-        case .keyExists: EEXIST
-        case .stateDirectoryBusy: EBUSY
-        case .io, .clockOutOfRange: EIO
-        case .diskFull: ENOSPC
-        case .retireRefused: EPERM
-        }
-    }
-
-    /// The errno's name, e.g. `EDQUOT`.
-    public var errnoName: String {
-        [ENOENT: "ENOENT", ENAMETOOLONG: "ENAMETOOLONG", EDQUOT: "EDQUOT", EINVAL: "EINVAL",
-         EEXIST: "EEXIST", EBUSY: "EBUSY", EIO: "EIO", ENOSPC: "ENOSPC", EPERM: "EPERM"][errno] ?? "errno \(errno)"
     }
 
     /// One clear line: what failed and what to do.

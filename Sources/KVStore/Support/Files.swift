@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemPackage
 
 /// File operations by path, for the few places that have a path rather than
 /// a ``Folder``: the folder part of the path is followed as a user-named path
@@ -18,22 +16,8 @@ enum Files {
     }
 
     /// Opens a file for appending, creating it (0600) when missing; its folder must exist. The caller closes it.
-    static func openForAppending(_ path: String) throws(KVStoreError) -> Int32 {
+    static func openForAppending(_ path: String) throws(KVStoreError) -> FileDescriptor {
         try existingFolder(folderPart(path)).openForAppending(namePart(path))
-    }
-
-    /// Writes all of `bytes` at the descriptor's position, retrying short writes.
-    /// `path` names the file in the error, and is only made then (a journal append is a hot path).
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: @autoclosure () -> String) throws(KVStoreError) {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw error(path(), "cannot write")
-            }
-            done += count
-        }
     }
 
     /// The names in a folder (without `.` and `..`), or [] when it does not exist.
@@ -44,14 +28,6 @@ enum Files {
     /// Creates a folder and its missing parents, each 0700.
     static func makeDirectory(_ path: String) throws(KVStoreError) {
         _ = try Folder.open(path, create: true)
-    }
-
-    /// The error for a failed call, from `errno`: a full disk (ENOSPC, or
-    /// EDQUOT from the disk's own quota) is ``KVStoreError/diskFull(path:)``,
-    /// which the mount reports as ENOSPC, as every filesystem does.
-    static func error(_ path: String, _ what: String) -> KVStoreError {
-        if errno == ENOSPC || errno == EDQUOT { return .diskFull(path: path) }
-        return .io(path: path, reason: "\(what): \(String(cString: strerror(errno)))")
     }
 
     private static func existingFolder(_ path: String) throws(KVStoreError) -> Folder {
@@ -67,8 +43,9 @@ enum Files {
 /// creates its own: private (0600) and never through a symbolic link.
 public enum PrivateFile {
     /// Opens `path` for appending (the daemon's `daemon.log`), creating it
-    /// 0600 when missing; its folder must exist. The caller closes the descriptor.
+    /// 0600 when missing; its folder must exist. The caller closes the
+    /// descriptor, a raw one: the daemon makes it its standard error (`dup2`).
     public static func openForAppending(_ path: String) throws(KVStoreError) -> Int32 {
-        try Files.openForAppending(path)
+        try Files.openForAppending(path).rawValue
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import LinuxSystem
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,24 +19,26 @@ import Glibc
 /// take more away). Modes that exist are never loosened: a file replaced by
 /// ``writeAtomically(_:_:)`` keeps its old mode, less any group and other bits.
 ///
-/// swift-system's `FileDescriptor` (the wrapper the founders prefer) has no
-/// `openat`, `mkdirat`, `renameat`, `unlinkat` or `fsync` in its 1.8 release,
-/// and those are the calls this type exists for, so it calls Glibc directly.
+/// Its descriptor, and every file's it opens, is swift-system's
+/// `FileDescriptor`, and `fstatat` is swift-system's `Stat`; but swift-system
+/// (1.8) has no `openat`, `mkdirat`, `renameat` or `unlinkat`, and those
+/// are the calls this type exists for, so it makes them itself
+/// (LinuxSystem's `systemCallResult`, under swift-system's EINTR policy).
 final class Folder: Sendable {
     /// The folder's path, for messages.
     let path: String
     /// False for a store opened read-only, and for every folder opened from such a folder:
     /// each call that would change something throws instead.
     let isWritable: Bool
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
 
-    private init(path: String, descriptor: Int32, isWritable: Bool) {
+    private init(path: String, descriptor: FileDescriptor, isWritable: Bool) {
         self.path = path
         self.descriptor = descriptor
         self.isWritable = isWritable
     }
 
-    deinit { close(descriptor) }
+    deinit { try? descriptor.close() }
 
     // MARK: Opening folders
 
@@ -42,9 +46,14 @@ final class Folder: Sendable {
     /// or nil when it does not exist. With `create` (and `writable`), a missing
     /// folder is made, with its missing parents, each 0700 and opened as the real folder it must be.
     static func open(_ path: String, create: Bool = false, writable: Bool = true) throws(KVStoreError) -> Folder? {
-        let fd = Glibc.open(path.isEmpty ? "." : path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { return Folder(path: path, descriptor: fd, isWritable: writable) }
-        guard errno == ENOENT else { throw Files.error(path, "cannot open folder") }
+        do throws(SystemCallError) {
+            let descriptor = try SystemCallError.naming("open") {
+                try FileDescriptor.open(path.isEmpty ? "." : path, .readOnly, options: [.directory, .closeOnExec])
+            }
+            return Folder(path: path, descriptor: descriptor, isWritable: writable)
+        } catch {
+            guard error.errno == .noSuchFileOrDirectory else { throw KVStoreError(error, path: path, doing: "cannot open folder") }
+        }
         guard create && writable else { return nil }
         let parentPath = (path as NSString).deletingLastPathComponent
         guard parentPath != path, let parent = try open(parentPath, create: true) else {
@@ -57,16 +66,18 @@ final class Folder: Sendable {
     /// `create`). A link or a file under that name is refused with an error
     /// that says so: the store never follows a link out of its folders.
     func folder(_ name: String, create: Bool = false) throws(KVStoreError) -> Folder? {
-        if create && isWritable && mkdirat(descriptor, name, 0o700) != 0 && errno != EEXIST {
-            throw Files.error(child(name), "cannot create folder")
+        if create && isWritable, case let .failure(error) = systemCallResult("mkdirat", name, { mkdirat(descriptor.rawValue, name, 0o700) }),
+           error.errno != .fileExists {
+            throw KVStoreError(error, path: child(name), doing: "cannot create folder")
         }
-        let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT && !create { return nil }
-            if errno == ELOOP || errno == ENOTDIR { throw refusal(name, expected: "folder") }
-            throw Files.error(child(name), "cannot open folder")
+        switch systemCallResult("openat", name, { openat(descriptor.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
+        case let .success(fd):
+            return Folder(path: child(name), descriptor: FileDescriptor(rawValue: fd), isWritable: isWritable)
+        case let .failure(error):
+            if error.errno == .noSuchFileOrDirectory && !create { return nil }
+            if error.errno == .tooManySymbolicLinkLevels || error.errno == .notDirectory { throw refusal(name, expected: "folder") }
+            throw KVStoreError(error, path: child(name), doing: "cannot open folder")
         }
-        return Folder(path: child(name), descriptor: fd, isWritable: isWritable)
     }
 
     // MARK: Files
@@ -77,51 +88,61 @@ final class Folder: Sendable {
     /// under a store file's name is an error, never a hang, an endless read
     /// or a file elsewhere.
     func read(_ name: String, from offset: Int = 0, limit: Int = .max) throws(KVStoreError) -> [UInt8]? {
-        guard let fd = try openFile(name, O_RDONLY) else { return nil }
-        defer { close(fd) }
+        guard let file = try openFile(name, .readOnly) else { return nil }
+        defer { try? file.close() }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var position = off_t(offset)
         while bytes.count < limit {
             let wanted = min(chunk.count, limit - bytes.count)
-            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, position) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Files.error(child(name), "cannot read")
+            let position = Int64(offset + bytes.count)
+            let count: Int
+            do throws(SystemCallError) {
+                count = try SystemCallError.naming("pread") {
+                    try chunk.withUnsafeMutableBytes { buffer in
+                        try file.read(fromAbsoluteOffset: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]))
+                    }
+                }
+            } catch {
+                throw KVStoreError(error, path: child(name), doing: "cannot read")
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
-            position += off_t(count)
         }
         return bytes
     }
 
-    /// Opens `name` (a regular file, never through a link) with `flags`, or
-    /// returns nil when it does not exist and `flags` does not create it.
-    /// A file it creates is 0600. The caller closes the descriptor.
-    func openFile(_ name: String, _ flags: Int32) throws(KVStoreError) -> Int32? {
-        let writes = flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) != 0
+    /// Opens `name` (a regular file, never through a link) with `mode` and
+    /// `options`, or returns nil when it does not exist and `options` does not
+    /// create it. A file it creates is 0600. The caller closes the descriptor.
+    func openFile(_ name: String, _ mode: FileDescriptor.AccessMode,
+                  options: FileDescriptor.OpenOptions = []) throws(KVStoreError) -> FileDescriptor? {
+        // In raw flags: the option sets' generic operations cost more than the call in a debug build.
+        let creates = options.rawValue & O_CREAT != 0
+        let writes = mode != .readOnly || creates || options.rawValue & O_TRUNC != 0
         if writes { try requireWritable() }
         // O_NONBLOCK: opening a FIFO planted under the name must not hang (it is refused below).
-        let fd = openat(descriptor, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            if errno == ENOENT && flags & O_CREAT == 0 { return nil }
-            if errno == ELOOP { throw refusal(name, expected: "file") }
-            throw Files.error(child(name), writes ? "cannot open for writing" : "cannot open")
+        let flags = mode.rawValue | options.rawValue | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        let file: FileDescriptor
+        switch systemCallResult("openat", name, { openat(descriptor.rawValue, name, flags, 0o600) }) {
+        case let .success(fd):
+            file = FileDescriptor(rawValue: fd)
+        case let .failure(error):
+            if error.errno == .noSuchFileOrDirectory && !creates { return nil }
+            if error.errno == .tooManySymbolicLinkLevels { throw refusal(name, expected: "file") }
+            throw KVStoreError(error, path: child(name), doing: writes ? "cannot open for writing" : "cannot open")
         }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
+        guard (try? file.stat().type) == .regular else {
+            try? file.close()
             throw .io(path: child(name), reason: "not a regular file; kvfs leaves it alone: remove it")
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return fd
+        systemCallResult("fcntl") { fcntl(file.rawValue, F_SETFL, fcntl(file.rawValue, F_GETFL) & ~O_NONBLOCK) }
+        return file
     }
 
     /// Opens `name` for appending, creating it (0600) when missing.
-    func openForAppending(_ name: String) throws(KVStoreError) -> Int32 {
-        // Non-nil: O_CREAT never answers "missing".
-        try openFile(name, O_WRONLY | O_CREAT | O_APPEND) ?? -1
+    func openForAppending(_ name: String) throws(KVStoreError) -> FileDescriptor {
+        // Non-nil: a file opened with .create is never missing.
+        try openFile(name, .writeOnly, options: [.create, .append])!
     }
 
     /// Replaces `name` with `bytes` so that readers see the old content or the
@@ -131,47 +152,58 @@ final class Folder: Sendable {
     func writeAtomically(_ name: String, _ bytes: [UInt8]) throws(KVStoreError) {
         try requireWritable()
         let temporary = "." + name + ".tmp"
-        let mode = entry(name).map { status in status.st_mode & S_IFMT == S_IFREG ? status.st_mode & 0o600 : 0o600 } ?? 0o600
-        var fd = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        if fd < 0 && errno == EEXIST {
+        let mode = entry(name).map { status in status.type == .regular ? status.permissions.rawValue & 0o600 : 0o600 } ?? 0o600
+        func create() -> Result<Int32, SystemCallError> {
+            systemCallResult("openat") { openat(descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
+        }
+        var created = create()
+        if case let .failure(error) = created, error.errno == .fileExists {
             // A temporary left by a crash, or something planted: remove the name itself (a link goes, its target stays).
-            unlinkat(descriptor, temporary, 0)
-            fd = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            remove(temporary)
+            created = create()
         }
-        if fd < 0 { throw Files.error(child(temporary), "cannot create") }
-        do throws(KVStoreError) {
-            try Files.writeAll(fd, bytes, path: child(temporary))
-            if fsync(fd) != 0 { throw Files.error(child(temporary), "cannot fsync") }
-            close(fd)
+        let file: FileDescriptor
+        switch created {
+        case let .success(fd): file = FileDescriptor(rawValue: fd)
+        case let .failure(error): throw KVStoreError(error, path: child(temporary), doing: "cannot create")
+        }
+        do throws(SystemCallError) {
+            try file.write(all: bytes)
+            try file.synchronize()
         } catch {
-            close(fd)
-            unlinkat(descriptor, temporary, 0)
-            throw error
+            try? file.close()
+            remove(temporary)
+            throw KVStoreError(error, path: child(temporary), doing: "cannot write")
         }
-        if renameat(descriptor, temporary, descriptor, name) != 0 { throw Files.error(child(name), "cannot rename into place") }
+        try? file.close()
+        if case let .failure(error) = systemCallResult("renameat", name, { renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) }) {
+            throw KVStoreError(error, path: child(name), doing: "cannot rename into place")
+        }
         sync()
     }
 
     /// Removes the entry `name` (a link itself, never its target).
     func remove(_ name: String) {
         guard isWritable else { return }
-        unlinkat(descriptor, name, 0)
+        systemCallResult("unlinkat") { unlinkat(descriptor.rawValue, name, 0) }
     }
 
     /// Removes the empty folder `name`.
     func removeFolder(_ name: String) throws(KVStoreError) {
         try requireWritable()
-        if unlinkat(descriptor, name, AT_REMOVEDIR) != 0 { throw Files.error(child(name), "cannot remove folder") }
+        if case let .failure(error) = systemCallResult("unlinkat", name, { unlinkat(descriptor.rawValue, name, AT_REMOVEDIR) }) {
+            throw KVStoreError(error, path: child(name), doing: "cannot remove folder")
+        }
     }
 
     // MARK: Looking
 
     /// The names in the folder, without `.` and `..`.
     func names() -> [String] {
-        let copy = dup(descriptor)
-        guard copy >= 0 else { return [] }
-        guard let dir = fdopendir(copy) else {
-            close(copy)
+        // swift-system has no readdir: a duplicate of the descriptor goes to fdopendir, and closedir closes it.
+        guard let copy = try? descriptor.duplicate() else { return [] }
+        guard let dir = fdopendir(copy.rawValue) else {
+            try? copy.close()
             return []
         }
         defer { closedir(dir) }
@@ -186,28 +218,33 @@ final class Folder: Sendable {
     }
 
     /// What `name` is (the entry itself, a link not followed), or nil when it does not exist.
-    func entry(_ name: String) -> stat? {
-        var status = stat()
-        return fstatat(descriptor, name, &status, AT_SYMLINK_NOFOLLOW) == 0 ? status : nil
+    func entry(_ name: String) -> Stat? {
+        try? status(name)
     }
 
     /// Whether `name` is certainly not there (a failure to look is not taken for absence).
     func lacks(_ name: String) -> Bool {
-        var status = stat()
-        return fstatat(descriptor, name, &status, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT
+        do throws(Errno) {
+            _ = try status(name)
+            return false
+        } catch {
+            return error == .noSuchFileOrDirectory
+        }
     }
 
     /// Whether `name` is a folder itself, not a link to one.
-    func hasFolder(_ name: String) -> Bool { entry(name).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false }
+    func hasFolder(_ name: String) -> Bool { entry(name)?.type == .directory }
 
     /// The folder's own inode number.
-    var inode: UInt64 {
-        var status = stat()
-        return fstat(descriptor, &status) == 0 ? UInt64(status.st_ino) : 0
-    }
+    var inode: UInt64 { (try? descriptor.stat()).map { UInt64($0.inode.rawValue) } ?? 0 }
 
     /// Makes the folder's entries (a rename, a new file) durable.
-    func sync() { fsync(descriptor) }
+    func sync() { try? descriptor.synchronize() }
+
+    /// `fstatat` of `name`, a link not followed. (By C string: a `FilePath` costs more to make than the call.)
+    private func status(_ name: String) throws(Errno) -> Stat {
+        try Stat(name, relativeTo: descriptor, flags: .symlinkNoFollow)
+    }
 
     // MARK: Messages
 
@@ -219,7 +256,7 @@ final class Folder: Sendable {
 
     /// Why `name` was not opened as a `expected` ("file" or "folder").
     private func refusal(_ name: String, expected: String) -> KVStoreError {
-        let isLink = entry(name).map { $0.st_mode & S_IFMT == S_IFLNK } ?? false
+        let isLink = entry(name)?.type == .symbolicLink
         return .io(path: child(name), reason: isLink
             ? "is a symbolic link; kvfs never opens anything through a link in its folders: replace it by a real \(expected)"
             : "is not a \(expected); remove it")

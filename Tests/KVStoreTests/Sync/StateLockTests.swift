@@ -40,6 +40,17 @@ struct StateLockTests {
         }
     }
 
+    @Test("the lock file says who holds it in one line, however often that changes")
+    func theLockFileSaysWhoHoldsItInOneLine() throws {
+        let fixture = SyncFixture()
+        defer { fixture.cleanup() }
+        let store = try fixture.open("a")
+        store.announceClosing()
+        let text = try String(contentsOfFile: fixture.root.path + "/state-a/lock", encoding: .utf8)
+        #expect(text == "pid \(getpid())  (closing)\n", "\(Array(text.utf8))")
+        store.close()
+    }
+
     @Test func aHolderThatIsNotClosingIsNamedAtOnce() throws {
         let fixture = SyncFixture()
         defer { fixture.cleanup() }

@@ -48,9 +48,11 @@ func record(_ device: DeviceID, _ milliseconds: UInt64, _ operation: JournalReco
 /// Appends bytes to a file, creating it (and its folder).
 func append(_ bytes: [UInt8], to path: String) throws {
     try Files.makeDirectory((path as NSString).deletingLastPathComponent)
-    let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-    defer { close(fd) }
-    try Files.writeAll(fd, bytes, path: path)
+    if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+    let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? file.close() }
+    try file.seekToEnd()
+    try file.write(contentsOf: bytes)
 }
 
 /// Copies a folder's files to another folder (replacing what is there), as a synchronizer would.
