@@ -27,7 +27,7 @@ all_targets=(binary-plist xml-plist journal-frame record)
 # the library) needs packages SwiftPM resolves, and nothing the fuzzers drive.
 k=$root/Sources/KVStore
 kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift) $k/Engine/HybridLogicalClock.swift $k/Engine/DeviceID.swift
-    $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame; do echo "$k/Journal/$f.swift"; done)"
+    $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame WriteBase; do echo "$k/Journal/$f.swift"; done)"
 
 mode=fuzz
 if [ "${1:-}" = "--check" ]; then mode=check; shift; fi

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// The journal's record format: version 2 keeps every value's exact bits,
-/// version 1 is still read, and no payload costs more than its size to decode.
+/// The journal's record format: version 3 carries what each write's writer
+/// had seen (its bases), versions 2 and 3 keep every value's exact bits,
+/// versions 1 and 2 are still read, and no payload costs more than its size to decode.
 @Suite("Journal record format")
 struct RecordCodecTests {
     let device = DeviceID.random()
@@ -28,7 +29,7 @@ struct RecordCodecTests {
         #expect(decode(expanding) == nil)
     }
 
-    @Test func versionTwoKeepsExactBits() {
+    @Test func theFormatWrittenKeepsExactBits() {
         let values: [PropertyListValue] = [
             .date(Date(timeIntervalSinceReferenceDate: 0.1)), .real(-0.0), .real(Double(nan: 99, signaling: true)),
             .array([.date(Date(timeIntervalSinceReferenceDate: -1e-9)), .dictionary(["k": .real(-.nan), "": .data(Data())])]),
@@ -37,7 +38,7 @@ struct RecordCodecTests {
             let record = JournalRecord(stamp: Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device),
                                        operation: .put(key: "k", value: value))
             let payload = RecordCodec.encode(record)
-            #expect(payload.first == 2)
+            #expect(payload.first == 3)
             #expect(RecordCodec.valueBytes(decode(payload)!.changes[0].value!) == RecordCodec.valueBytes(value))
         }
     }
@@ -55,6 +56,62 @@ struct RecordCodecTests {
             #expect(decode(payload)?.operation == operation)
         }
         #expect(RecordCodec.kindOffset == 25 && RecordFrame.headerSize == 8)
+    }
+
+    @Test("version 3 carries each changed key's base, before the rank; a rename has two")
+    func basesRoundTrip() {
+        let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
+        let older = Stamp(time: HLCTimestamp(milliseconds: 7, counter: 0), device: .random())
+        let records = [
+            JournalRecord(stamp: stamp, operation: .put(key: "k", value: .integer(1)), rank: older, bases: [.version(older)]),
+            JournalRecord(stamp: stamp, operation: .remove(key: "k"), bases: [.nothing]),
+            JournalRecord(stamp: stamp, operation: .rename(from: "a", to: "b", value: .bool(true)), bases: [.version(older), .unknown]),
+            JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 2)),
+        ]
+        for record in records {
+            #expect(decode(RecordCodec.encode(record)) == record)
+        }
+        #expect(RecordCodec.encode(records[1]).suffix(1) == [1])  // the tag of "nothing", last
+    }
+
+    @Test("a version-2 record is still read, its base unknown: never a conflict")
+    func versionTwoRecordsReadAsBaseUnknown() throws {
+        let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
+        let rank = Stamp(time: HLCTimestamp(milliseconds: 3, counter: 0), device: device)
+        for operation: JournalRecord.Operation in [.put(key: "k", value: .string("v")), .remove(key: "k"),
+                                                   .rename(from: "a", to: "b", value: .integer(2))] {
+            var payload = ByteWriter()  // as version 2 laid it out: the kind's fields, then the rank
+            payload.u8(2)
+            payload.u64(stamp.time.rawValue)
+            payload.raw(device.bytes)
+            payload.u8(RecordKind(operation).rawValue)
+            switch operation {
+            case let .put(key, value): payload.string(key); RecordValueCoding.encode(value, into: &payload)
+            case let .remove(key): payload.string(key)
+            case let .rename(from, to, value): payload.string(from); payload.string(to); RecordValueCoding.encode(value, into: &payload)
+            case .snapshotEnd: break
+            }
+            if case .put = operation {
+                payload.u64(rank.time.rawValue)
+                payload.raw(rank.device.bytes)
+            }
+            let record = try #require(decode(payload.bytes), "\(operation)")
+            #expect(record.operation == operation)
+            #expect(record.bases == Array(repeating: .unknown, count: operation.keys.count))
+            #expect(record.bases.allSatisfy { !$0.isConcurrent(with: rank) })
+        }
+    }
+
+    @Test("a base that is not older than its record, or an unknown tag, refuses the record")
+    func hostileBasesAreRefused() {
+        let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
+        let later = Stamp(time: HLCTimestamp(milliseconds: 10, counter: 0), device: device)
+        #expect(decode(RecordCodec.encode(JournalRecord(stamp: stamp, operation: .remove(key: "k"), bases: [.version(later)]))) == nil)
+        #expect(decode(RecordCodec.encode(JournalRecord(stamp: stamp, operation: .remove(key: "k"), bases: [.version(stamp)]))) == nil)
+        var payload = RecordCodec.encode(JournalRecord(stamp: stamp, operation: .remove(key: "k"), bases: [.nothing]))
+        payload[payload.count - 1] = 3
+        #expect(decode(payload) == nil)
+        #expect(decode(Array(payload.dropLast())) == nil)  // a version-3 record without its base
     }
 
     @Test func hostileCountsAndDepthsAreRefusedCheaply() {

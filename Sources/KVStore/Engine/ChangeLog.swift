@@ -3,7 +3,7 @@ import Synchronization
 import SystemPackage
 
 /// `.kvfs/changes.log`: one JSON line per change that did not come through
-/// this device, plus quota refusals. It lives in the state directory, so it
+/// this device, plus quota refusals and conflicts (``ConflictReport``). It lives in the state directory, so it
 /// survives remounts, and keeps its newest half when it passes its cap. It
 /// is private (0600) and never written through a link; a store opened
 /// read-only leaves it alone.
@@ -23,9 +23,24 @@ final class ChangeLog: Sendable {
 
     /// Appends a line for `change`.
     func append(_ change: StoreChange) {
+        appendLine { sequence in Self.line(change, sequence: sequence) }
+    }
+
+    /// Appends the line of a conflict.
+    func append(_ conflict: ConflictReport) {
+        appendLine { sequence in
+            var line = Line(seq: sequence, time: DateText.format(Date()), reason: ConflictReport.reason,
+                            code: ChangeReason.serverChange.rawValue, keys: [conflict.key])
+            (line.lost, line.winner, line.restore) = (conflict.lost, conflict.winner, conflict.restore)
+            return line.text + "\n"
+        }
+    }
+
+    /// Appends the line `make` writes with the next sequence number.
+    private func appendLine(_ make: (Int) -> String) {
         guard isWritable else { return }
         nextSequence.withLock { nextSequence in
-            let line = Self.line(change, sequence: nextSequence)
+            let line = make(nextSequence)
             nextSequence += 1
             guard let file = try? Files.openForAppending(path) else { return }
             _ = try? file.writeAll(Array(line.utf8))
@@ -43,13 +58,17 @@ final class ChangeLog: Sendable {
              keys: change.keys).text + "\n"
     }
 
-    /// One line: `{"seq":41,"time":"2026-11-22T10:15:02.345Z","reason":"ServerChange","code":0,"keys":["theme","volume"]}`.
+    /// One line: `{"seq":41,"time":"2026-11-22T10:15:02.345Z","reason":"ServerChange","code":0,"keys":["theme","volume"]}`;
+    /// a conflict's line goes on with the two versions and the restore command.
     struct Line: Codable {
         var seq: Int
         var time: String
         var reason: String
         var code: Int
         var keys: [String]
+        var lost: ConflictReport.Side?
+        var winner: ConflictReport.Side?
+        var restore: String?
 
         /// The line's JSON, its fields in the order above, which the README shows and readers
         /// see: each value is JSON-encoded, but JSONEncoder orders an object's keys by hash (or
@@ -60,7 +79,14 @@ final class ChangeLog: Sendable {
             func json(_ value: some Encodable) -> String {
                 String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
             }
-            return "{\"seq\":\(json(seq)),\"time\":\(json(time)),\"reason\":\(json(reason)),\"code\":\(json(code)),\"keys\":\(json(keys))}"
+            var conflict = ""
+            if let lost, let winner, let restore {
+                conflict = ",\"lost\":\(side(lost)),\"winner\":\(side(winner)),\"restore\":\(json(restore))"
+            }
+            func side(_ side: ConflictReport.Side) -> String {
+                "{\"device\":\(json(side.device)),\"id\":\(json(side.id)),\"time\":\(json(side.time))}"
+            }
+            return "{\"seq\":\(json(seq)),\"time\":\(json(time)),\"reason\":\(json(reason)),\"code\":\(json(code)),\"keys\":\(json(keys))\(conflict)}"
         }
     }
 

@@ -5,8 +5,9 @@ extension DeviceStore {
     /// Reads what other devices wrote since the last call, merges it, and
     /// reports it (change log and observers): ServerChange for the keys whose
     /// value changed, QuotaViolationChange for keys the quota rule newly sets
-    /// aside, AccountChange when the sync directory now holds another store.
-    /// Returns the first change, if any.
+    /// aside, AccountChange when the sync directory now holds another store;
+    /// and a conflict line in the change log for each value of this device
+    /// that a concurrent write replaced. Returns the first change, if any.
     @discardableResult
     public func refresh() -> StoreChange? {
         defer { announceVisibleChanges() }
@@ -29,10 +30,12 @@ extension DeviceStore {
             state.lastSyncTime = Date()
             return state.merged.setAside.subtracting(setAsideBefore)
         }
+        publishProgressPromptly()
         var changes: [StoreChange] = []
         if !keys.isEmpty { changes.append(StoreChange(reason: .serverChange, keys: Array(keys))) }
         if !newlySetAside.isEmpty { changes.append(StoreChange(reason: .quotaViolationChange, keys: Array(newlySetAside))) }
         for change in changes { notifier.record(change) }
+        reportConflicts()
         return changes.first
     }
 
@@ -60,9 +63,11 @@ extension DeviceStore {
         if !storeID.isEmpty { state.rememberedStoreID = storeID }
         if let remembered, !remembered.isEmpty, !storeID.isEmpty, remembered != storeID {
             notifier.record(StoreChange(reason: .accountChange, keys: Array(engine.withLock { $0.merged.visible.keys })))
+            reportConflicts(shownAtClose: [:])  // none: this is another store
             return
         }
         let seen = state.seen() ?? ([:], [:])
+        defer { reportConflicts(shownAtClose: seen.visible.merging(seen.setAside) { visible, _ in visible }) }
         let (changed, setAside) = engine.withLock { $0.changedSince(seen) }
         if !changed.isEmpty {
             let change = StoreChange(reason: .initialSyncChange, keys: changed)

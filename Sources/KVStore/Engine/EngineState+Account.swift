@@ -18,7 +18,7 @@ extension EngineState {
         storeID = id
         if arrived { return NewStoreID(storeID: id, change: nil) }
         let before = Set(merged.visible.keys)
-        merged = MergedState()
+        merged = MergedState(owner: deviceID)
         heldBack = HeldBackRecords()
         (adoptions, adoptedUpTo) = ([:], [:])
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: context.warn)
@@ -33,6 +33,7 @@ extension EngineState {
             warn("cannot write to the new store: \(error)")
         }
         _ = readOtherDevices()
+        _ = merged.takeLostWrites()  // AccountChange tells of every key: a conflict line would be no news
         let changed = noteVisibleChanges(before.union(merged.visible.keys))
         return NewStoreID(storeID: id, change: StoreChange(reason: .accountChange, keys: Array(changed)))
     }

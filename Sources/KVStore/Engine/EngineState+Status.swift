@@ -39,12 +39,7 @@ extension EngineState {
         let changed = present ? sync.folder(of: device).lastChange() : nil
         let silence = isThis ? nil : changed.map { now.timeIntervalSince($0) }
         let keeper = adoptions.first { $0.key != device && $0.value[device] != nil }?.key
-        let state: DeviceStatus.State =
-            if isThis { .this }
-            else if isRetired(device) || (!present && adoptions.values.contains { $0[device]?.retired == true }) { .retired }
-            else if !present { .vanished }
-            else if progress?.closed == true { .stopped }
-            else { DeviceStatus.State(silence: silence, staleAfter: staleAfter) }
+        let state = state(of: device, progress: progress, present: present, silence: silence, staleAfter: staleAfter)
         let read = (progress?.read ?? [:]).filter { $0.value != ReadProgress.nothing }
         return DeviceStatus(
             id: device.hex, name: displayName(of: device), state: state,
@@ -54,6 +49,17 @@ extension EngineState {
             read: Dictionary(uniqueKeysWithValues: read.map { ($0.key.hex, $0.value.date) }),
             behindSeconds: isThis ? behindOthers() : progress.map { lag(of: $0, behind: newest, reader: device) },
             keptBy: keeper.map { displayName(of: $0) })
+    }
+
+    /// What is known of a device's life: whether its folder is `present`,
+    /// what its `progress` says, and how many seconds nothing of it arrived (`silence`).
+    func state(of device: DeviceID, progress: ReadProgress?, present: Bool, silence: Double?,
+               staleAfter: TimeInterval) -> DeviceStatus.State {
+        if device == deviceID { return .this }
+        if isRetired(device) || (!present && adoptions.values.contains { $0[device]?.retired == true }) { return .retired }
+        if !present { return .vanished }
+        if progress?.closed == true { return .stopped }
+        return DeviceStatus.State(silence: silence, staleAfter: staleAfter)
     }
 
     /// How far a device's reading lags behind the newest writes known here

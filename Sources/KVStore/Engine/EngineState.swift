@@ -15,7 +15,7 @@ import Foundation
 struct EngineState {
     let context: StoreContext
     /// The last-writer-wins merge of the folders' records, with the quota rule on top.
-    var merged = MergedState()
+    var merged: MergedState
     /// Appends this device's records to its folder.
     var writer: JournalWriter
     /// A reader per device folder that is read, this device's own included.
@@ -52,6 +52,7 @@ struct EngineState {
         self.context = context
         self.writer = writer
         self.storeID = storeID
+        merged = MergedState(owner: context.deviceID)
         readers[context.deviceID] = ownReader
         _ = merge(own, from: deviceID)
         ownLatest = own.latest
@@ -108,13 +109,23 @@ struct EngineState {
     /// compaction's new segment.
     private mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         var records: [JournalRecord] = []
+        var written: [String: Stamp] = [:]  // the current version of a key an earlier operation of these wrote
         for operation in operations {
-            records.append(JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
-                                         rank: rankKept(by: operation)))
+            let record = JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
+                                       rank: rankKept(by: operation), bases: basesSeen(by: operation, after: written))
+            for change in record.changes { written[change.key] = record.stamp }
+            records.append(record)
         }
         try writer.append(records)
         ownLatest = records.last?.stamp.time ?? ownLatest
         return records
+    }
+
+    /// What this device has as the current version of each key `operation`
+    /// changes (``WriteBase``): the key's winner, or what an earlier
+    /// operation of the same append `written`.
+    private func basesSeen(by operation: JournalRecord.Operation, after written: [String: Stamp]) -> [WriteBase] {
+        operation.keys.map { key in (written[key] ?? merged.winners[key]?.stamp).map(WriteBase.version) ?? .nothing }
     }
 
     /// The quota rule's place (``JournalRecord/rank``) a write's value takes:

@@ -31,11 +31,14 @@ struct Version: Sendable, Equatable {
     let value: PropertyListValue?
     /// The value's place in the quota rule's order.
     let rank: Stamp
+    /// What its writer had as the key's current version (``WriteBase``).
+    let base: WriteBase
 
-    init(stamp: Stamp, value: PropertyListValue?, rank: Stamp? = nil) {
+    init(stamp: Stamp, value: PropertyListValue?, rank: Stamp? = nil, base: WriteBase = .unknown) {
         self.stamp = stamp
         self.value = value
         self.rank = rank ?? stamp
+        self.base = base
     }
 
     /// Last-writer-wins: the greater stamp. Two different records with one
@@ -59,13 +62,27 @@ struct Winner: Sendable {
     let stamp: Stamp
     /// The value, or nil for a tombstone.
     let value: KeyEntry?
+    /// What its writer had as the key's current version.
+    let base: WriteBase
 
     init(_ version: Version) {
         stamp = version.stamp
         value = version.value.map { KeyEntry(value: $0, stamp: version.stamp, rank: version.rank) }
+        base = version.base
     }
 
-    var version: Version { Version(stamp: stamp, value: value?.value, rank: value?.rank) }
+    var version: Version { Version(stamp: stamp, value: value?.value, rank: value?.rank, base: base) }
+}
+
+/// A value this device wrote that another device's concurrent write replaced
+/// as its key's winner: the writer of the new version had not seen it
+/// (docs/sync.md § Conflicts).
+struct LostWrite: Sendable, Equatable {
+    let key: String
+    /// The stamp of this device's value that lost.
+    let lost: Stamp
+    /// The stamp of the version that replaced it.
+    let winner: Stamp
 }
 
 /// The last-writer-wins merge of the records in every device's folder, with
@@ -83,6 +100,8 @@ struct Winner: Sendable {
 /// lets every device converge once they have read the same files, collected
 /// tombstones included.
 struct MergedState {
+    /// The device whose writes that lose to concurrent ones are noted in ``lostWrites``: the store's own.
+    let owner: DeviceID?
     /// Per folder (by its device), its newest record for each key.
     private(set) var folders: [DeviceID: [String: Version]] = [:]
     /// Per key, the winning record.
@@ -93,6 +112,13 @@ struct MergedState {
     private(set) var setAside: Set<String> = []
     /// What the visible keys use.
     private(set) var usage = QuotaUsage()
+    /// The owner's values that concurrent writes replaced as their key's winner, since ``takeLostWrites()``.
+    private(set) var lostWrites: [LostWrite] = []
+
+    /// An empty merge, noting the lost writes of `owner` (none when nil).
+    init(owner: DeviceID? = nil) {
+        self.owner = owner
+    }
 
     /// Merges records read from (or appended to) `folder`; returns the keys whose visible value changed.
     mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<String> {
@@ -100,6 +126,7 @@ struct MergedState {
         for record in records {
             for (key, version) in keepNewest(record, in: folder) {
                 if let winner = winners[key], !version.beats(winner.version) { continue }
+                noteIfLost(key, winners[key]?.version, replacedBy: version)
                 winners[key] = Winner(version)
                 touched.insert(key)
             }
@@ -118,7 +145,10 @@ struct MergedState {
             let best = folders.values.compactMap { $0[key] }.reduce(nil) { best, version in
                 best.map { version.beats($0) ? version : $0 } ?? version
             }
-            if best != winners[key]?.version { winners[key] = best.map(Winner.init) }
+            if best != winners[key]?.version {
+                noteIfLost(key, winners[key]?.version, replacedBy: best)
+                winners[key] = best.map(Winner.init)
+            }
         }
         return updateVisible(touched)
     }
@@ -133,10 +163,24 @@ struct MergedState {
         })
     }
 
+    /// The lost writes noted since the last call, forgotten here.
+    mutating func takeLostWrites() -> [LostWrite] {
+        defer { lostWrites = [] }
+        return lostWrites
+    }
+
+    /// Notes the owner's value `old` as lost when `new`, another device's
+    /// version that beats it, was written without its writer having seen it.
+    private mutating func noteIfLost(_ key: String, _ old: Version?, replacedBy new: Version?) {
+        guard let owner, let old, let new, old.stamp.device == owner, old.value != nil, new.stamp.device != owner,
+              new.beats(old), new.base.isConcurrent(with: old.stamp) else { return }
+        lostWrites.append(LostWrite(key: key, lost: old.stamp, winner: new.stamp))
+    }
+
     /// Notes `record`'s changes as its folder's newest where they are; returns those.
     private mutating func keepNewest(_ record: JournalRecord, in folder: DeviceID) -> [(key: String, version: Version)] {
-        record.changes.compactMap { key, value in
-            let version = Version(stamp: record.stamp, value: value, rank: value == nil ? nil : record.rank)
+        record.changesWithBases.compactMap { key, value, base in
+            let version = Version(stamp: record.stamp, value: value, rank: value == nil ? nil : record.rank, base: base)
             if let newest = folders[folder]?[key], !version.beats(newest) { return nil }
             folders[folder, default: [:]][key] = version
             return (key, version)
@@ -178,6 +222,7 @@ struct MergedState {
     /// The record that stores `version` of `key`.
     private static func record(_ key: String, _ version: Version) -> JournalRecord {
         let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
-        return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank)
+        return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank,
+                             bases: [version.base])
     }
 }

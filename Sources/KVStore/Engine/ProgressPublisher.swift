@@ -8,11 +8,22 @@ import Synchronization
 /// itself, in its state directory, its latest stamp, which its clock starts
 /// past even should its folder be gone.
 ///
+/// Progress is published soon after this device reads other devices' new
+/// records (``publishPromptly(_:then:)``), so that a writer waiting for
+/// delivery (`kvfs wait`) learns within a fraction of a second; the rest of
+/// the time, now and then.
+///
 /// Every file is written (and fsync'ed) without the store's lock, one writer
 /// at a time: what to write is taken under the store's lock from within
 /// this publisher's, so a later publication never loses to an earlier one.
 final class ProgressPublisher: Sendable {
+    /// How soon after the last publication a prompt one may follow: a device
+    /// reading a stream of writes publishes at most this often.
+    static let promptInterval: TimeInterval = 0.1
+
     private let state: Mutex<State>
+    /// Where prompt publications run, off the thread that read the records.
+    private let queue = DispatchQueue(label: "kvfs.store.progress")
     private let sync: SyncDirectory
     private let device: DeviceID
     private let clock: HybridLogicalClock
@@ -28,6 +39,8 @@ final class ProgressPublisher: Sendable {
         var heartbeatInterval: TimeInterval = 30
         /// The own stamp last noted in the state directory.
         var notedOwnStamp: HLCTimestamp?
+        /// Whether a prompt publication is on its way.
+        var promptPending = false
     }
 
     /// - Parameter notedOwnStamp: the stamp the state directory holds already.
@@ -40,7 +53,8 @@ final class ProgressPublisher: Sendable {
         self.warn = warn
     }
 
-    /// How often, at most, ``publishIfDue(_:)`` publishes (tests set it to infinity, to publish when they say).
+    /// How often, at most, ``publishIfDue(_:)`` publishes (tests set it to
+    /// infinity, to publish when they say: then nothing is published promptly either).
     var interval: TimeInterval {
         get { state.withLock { $0.interval } }
         set { state.withLock { $0.interval = newValue } }
@@ -50,7 +64,7 @@ final class ProgressPublisher: Sendable {
     /// lock; nil when this device publishes nothing — if it changed since it
     /// was last published, or as a `heartbeat` in any case.
     func publish(heartbeat: Bool = false, _ current: () -> ReadProgress?) {
-        state.withLock { state in publish(&state, heartbeat: heartbeat, current) }
+        state.withLock { state in _ = publish(&state, heartbeat: heartbeat, current) }
     }
 
     /// Publishes as ``publish(heartbeat:_:)`` does once ``interval`` has
@@ -59,7 +73,30 @@ final class ProgressPublisher: Sendable {
         state.withLock { state in
             let since = Date().timeIntervalSince(state.publishedAt)
             guard since >= state.interval else { return }
-            publish(&state, heartbeat: since >= state.heartbeatInterval, current)
+            _ = publish(&state, heartbeat: since >= state.heartbeatInterval, current)
+        }
+    }
+
+    /// Publishes `current()` soon, if how far it says this device has read
+    /// others moved since the last publication (a publication that only
+    /// another device's reading could set off would set off the other's in
+    /// turn): at once when the last one is at least ``promptInterval`` old,
+    /// else that long after it, on a queue of its own. Then calls `published`
+    /// (whoever carries this device's folder to other machines).
+    func publishPromptly(_ current: @escaping @Sendable () -> ReadProgress?, then published: @escaping @Sendable () -> Void) {
+        let delay: TimeInterval? = state.withLock { state in
+            guard state.interval.isFinite, !state.promptPending else { return nil }
+            state.promptPending = true
+            return max(0, Self.promptInterval - Date().timeIntervalSince(state.publishedAt))
+        }
+        guard let delay else { return }
+        queue.asyncAfter(deadline: .now() + delay) { [self] in
+            let didPublish = state.withLock { state in
+                state.promptPending = false
+                guard let progress = current(), progress.read != state.published?.read else { return false }
+                return publish(&state, heartbeat: false) { progress }
+            }
+            if didPublish { published() }
         }
     }
 
@@ -91,17 +128,19 @@ final class ProgressPublisher: Sendable {
         }
     }
 
-    private func publish(_ state: inout State, heartbeat: Bool, _ current: () -> ReadProgress?) {
-        guard var progress = current(), heartbeat || progress != state.published else { return }
+    /// Publishes, unless nothing changed and no heartbeat is due; returns whether it wrote the file.
+    private func publish(_ state: inout State, heartbeat: Bool, _ current: () -> ReadProgress?) -> Bool {
+        guard var progress = current(), heartbeat || progress != state.published else { return false }
         progress.at = try? clock.now()
         do {
             try sync.publish(progress, of: device)
         } catch {
             warn("cannot publish reading progress: \(error)")
-            return
+            return false
         }
         progress.at = nil
         state.published = progress
         state.publishedAt = Date()
+        return true
     }
 }

@@ -23,12 +23,17 @@ public struct JournalRecord: Equatable, Sendable {
     /// visible key keeps the place the key held, so it never needs room the
     /// old value did not take (``QuotaRule``).
     public var rank: Stamp?
+    /// What the writer had as the current version of each key the record
+    /// changes, in the order of ``changes`` (docs/sync.md § Conflicts):
+    /// ``WriteBase/unknown`` for records of formats 1 and 2.
+    public var bases: [WriteBase]
 
-    /// A record from its parts.
-    public init(stamp: Stamp, operation: Operation, rank: Stamp? = nil) {
+    /// A record from its parts; `bases` defaults to unknown for every key it changes.
+    public init(stamp: Stamp, operation: Operation, rank: Stamp? = nil, bases: [WriteBase]? = nil) {
         self.stamp = stamp
         self.operation = operation
         self.rank = rank
+        self.bases = bases ?? Array(repeating: .unknown, count: operation.keys.count)
     }
 
     /// The key changes this record makes: each key with its new value, or nil for removed.
@@ -37,6 +42,27 @@ public struct JournalRecord: Equatable, Sendable {
         case let .put(key, value): [(key, value)]
         case let .remove(key): [(key, nil)]
         case let .rename(from, to, value): [(from, nil), (to, value)]
+        case .snapshotEnd: []
+        }
+    }
+
+    /// ``changes``, each with its base (unknown where ``bases`` does not say).
+    var changesWithBases: [(key: String, value: PropertyListValue?, base: WriteBase)] {
+        changes.enumerated().map { index, change in (change.key, change.value, base(ofChange: index)) }
+    }
+
+    /// The base of the `index`th of ``changes``; unknown where ``bases`` does not say.
+    func base(ofChange index: Int) -> WriteBase {
+        bases.indices.contains(index) ? bases[index] : .unknown
+    }
+}
+
+extension JournalRecord.Operation {
+    /// The keys the operation changes, in the order of ``JournalRecord/changes``.
+    var keys: [String] {
+        switch self {
+        case let .put(key, _), let .remove(key): [key]
+        case let .rename(from, to, _): [from, to]
         case .snapshotEnd: []
         }
     }

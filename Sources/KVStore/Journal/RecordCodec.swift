@@ -1,22 +1,31 @@
 import Foundation
 
 /// The record payload's binary form (inside a frame, which carries length and checksum):
-/// `u8 version | u64 HLC stamp | 16-byte device | u8 kind | fields | [rank]`,
+/// `u8 version | u64 HLC stamp | 16-byte device | u8 kind | fields | bases | [rank]`,
 /// little-endian; the optional rank (a put's or rename's place in the quota
 /// rule's order, ``JournalRecord/rank``) is a `u64` stamp and a 16-byte device.
 ///
-/// Version 2 (written now) holds every value natively and exactly
-/// (``RecordValueCoding``): a date as its `timeIntervalSinceReferenceDate`
-/// bits, which is what `Date` holds, so every reader decodes the very value
-/// the writer kept. Version 1 (still read, so existing stores open) held a
-/// date as `timeIntervalSince1970` bits, a conversion that moved 47% of dates
-/// by up to 1.2e-7 s, and arrays and dictionaries as embedded binary property
+/// Version 3 (written now) adds the bases (``JournalRecord/bases``): for each
+/// key the kind changes (put and remove: one; rename: its source, then its
+/// target; snapshot end: none), a `u8` tag, 0 unknown, 1 nothing, 2 a version,
+/// which the stamp it names follows (`u64` time, 16-byte device). A base is
+/// always older than its record: the writer's clock had passed it.
+///
+/// Version 2 holds every value natively and exactly (``RecordValueCoding``),
+/// as version 3 does: a date as its `timeIntervalSinceReferenceDate` bits,
+/// which is what `Date` holds, so every reader decodes the very value the
+/// writer kept; its writes read as base unknown. Version 1 held a date as
+/// `timeIntervalSince1970` bits, a conversion that moved 47% of dates by up
+/// to 1.2e-7 s, and arrays and dictionaries as embedded binary property
 /// lists, now read by the bounded ``BinaryPropertyListReader``.
+/// Both are still read, so existing stores open.
 enum RecordCodec {
     /// The format version written, the first byte of every payload.
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
     /// The versions read.
-    static let readableVersions: ClosedRange<UInt8> = 1...2
+    static let readableVersions: ClosedRange<UInt8> = 1...3
+    /// The first version whose records carry bases.
+    static let basesVersion: UInt8 = 3
 
     /// The sizes of the header's fields: version, HLC stamp, device (a
     /// ``DeviceID``'s bytes, as in a rank), and where the ``RecordKind`` follows them.
@@ -43,6 +52,9 @@ enum RecordCodec {
             RecordValueCoding.encode(value, into: &writer)
         case let .snapshotEnd(count):
             writer.u32(count)
+        }
+        for index in 0..<record.operation.keys.count {
+            encode(record.base(ofChange: index), into: &writer)
         }
         if let rank = record.rank {  // an optional trailer: records without one read as before
             writer.u64(rank.time.rawValue)
@@ -79,6 +91,11 @@ enum RecordCodec {
             guard let count = reader.u32() else { return nil }
             operation = .snapshotEnd(count: count)
         }
+        var bases: [WriteBase] = []
+        for _ in 0..<operation.keys.count {
+            guard let base = version < basesVersion ? .unknown : decodeBase(&reader, before: stamp) else { return nil }
+            bases.append(base)
+        }
         var rank: Stamp?
         if !reader.isAtEnd {  // a rank: only for a value, and never later than the record
             guard kind.storesValue, let time = reader.u64(), let device = reader.raw(deviceSize) else { return nil }
@@ -87,7 +104,36 @@ enum RecordCodec {
             rank = place
         }
         guard reader.isAtEnd else { return nil }
-        return JournalRecord(stamp: stamp, operation: operation, rank: rank)
+        return JournalRecord(stamp: stamp, operation: operation, rank: rank, bases: bases)
+    }
+
+    /// The tags of a base.
+    private enum BaseTag: UInt8 {
+        case unknown = 0, nothing = 1, version = 2
+    }
+
+    private static func encode(_ base: WriteBase, into writer: inout ByteWriter) {
+        switch base {
+        case .unknown: writer.u8(BaseTag.unknown.rawValue)
+        case .nothing: writer.u8(BaseTag.nothing.rawValue)
+        case let .version(stamp):
+            writer.u8(BaseTag.version.rawValue)
+            writer.u64(stamp.time.rawValue)
+            writer.raw(stamp.device.bytes)
+        }
+    }
+
+    /// A base of a record stamped `stamp`, or nil for bytes that are none (or a base not older than the record).
+    private static func decodeBase(_ reader: inout ByteReader, before stamp: Stamp) -> WriteBase? {
+        switch reader.u8().flatMap(BaseTag.init(rawValue:)) {
+        case .unknown: return .unknown
+        case .nothing: return .nothing
+        case .version:
+            guard let time = reader.u64(), let device = reader.raw(deviceSize) else { return nil }
+            let base = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
+            return base < stamp ? .version(base) : nil
+        case nil: return nil
+        }
     }
 
     /// A value's bytes in this format: a total order on values, for the merge's tie-break.
