@@ -1,7 +1,7 @@
 import FUSEKit
 import KVStore
 
-/// The three extended attributes a key's file has; there are no others.
+/// The extended attributes a key's file has; there are no others.
 enum KeyAttribute: String, CaseIterable {
     /// The value's type; setting it converts the value where nothing is lost.
     case type = "user.kvfs.type"
@@ -9,6 +9,15 @@ enum KeyAttribute: String, CaseIterable {
     case modified = "user.kvfs.modified"
     /// The device that wrote the value: its name and id.
     case device = "user.kvfs.device"
+    /// The devices that have read the value, by name, one a line (each
+    /// ending in a newline; a device name holds no control character), this
+    /// device first. Read from every device's published progress at each
+    /// request, so it is read by name only: listxattr leaves it out, so that
+    /// `getfattr -d`, `cp -a` and `rsync -X` neither pay for it nor copy it.
+    case delivered = "user.kvfs.delivered"
+
+    /// The attributes listxattr names.
+    static let listed: [KeyAttribute] = [.type, .modified, .device]
 
     /// Whether `name` is in the one namespace kvfs has attributes in (`user.`).
     ///
@@ -34,7 +43,7 @@ extension KeyFileSystem {
 
     public func listxattr(_ inode: InodeNumber, request: Request) throws(Errno) -> [String] {
         guard let key = key(of: inode), store.entry(forKey: key) != nil else { return [] }
-        return KeyAttribute.allCases.map(\.rawValue)
+        return KeyAttribute.listed.map(\.rawValue)
     }
 
     public func getxattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) -> [UInt8] {
@@ -45,6 +54,7 @@ extension KeyFileSystem {
         case .type: return Array(value.value.type.rawValue.utf8)
         case .modified: return Array(value.stamp.time.description.utf8)
         case .device: return Array("\(store.name(of: value.stamp.device)) (\(value.stamp.device.hex))".utf8)
+        case .delivered: return Array(store.deliveredTo(key: key).map { $0.name + "\n" }.joined().utf8)
         }
     }
 

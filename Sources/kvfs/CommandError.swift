@@ -12,12 +12,15 @@ enum ExitStatus {
     static let ioError: Int32 = 74
     /// Another process holds the state directory; try again once it is done (EX_TEMPFAIL).
     static let busy: Int32 = 75
+    /// `kvfs wait` timed out: devices have not read the writes yet; try again later (EX_TEMPFAIL too).
+    static let notDelivered: Int32 = 75
 
     /// The paragraph the man page and `kvfs --help` show.
     static let documentation = """
         Exit status: 0 on success; 1 when the command could not do what was asked (no such key, a value \
         refused, a failed mount); 64 for a usage error (an unknown option, a bad option value); 74 when a \
-        file of the store could not be read or written; 75 when another process holds the state directory.
+        file of the store could not be read or written; 75 when another process holds the state directory, \
+        or when kvfs wait timed out.
         """
 
     /// The status for a store error.

@@ -1,7 +1,7 @@
 import Foundation
 import KVStore
 
-/// What `kvfs get/set/rm/ls/status` ask of a store. The command runs it on
+/// What `kvfs get/set/rm/ls/status/wait` ask of a store. The command runs it on
 /// the store it opened, or sends it to the daemon that holds the state
 /// directory (``ControlSocket``), which runs the same ``perform(on:)``: so
 /// the messages are the same, with a mount or without.
@@ -15,13 +15,16 @@ enum StoreRequest: Codable, Sendable {
     case export
     /// A property-list dictionary, checked by ``importable(_:)``.
     case `import`(document: Data)
+    /// The active devices that have not read this device's latest writes of
+    /// `keys` (of every key when nil), one name a line: what `kvfs wait` waits on.
+    case undelivered(keys: [String]?)
 
     /// The keys a successful request changed, whose cached files a mount must drop.
     var changedKeys: [String] {
         switch self {
         case let .set(key, _, _), let .remove(key): [key]
         case let .import(document): Self.importedKeys(document)
-        case .get, .list, .status, .retire, .export: []
+        case .get, .list, .status, .retire, .export, .undelivered: []
         }
     }
 
@@ -29,7 +32,7 @@ enum StoreRequest: Codable, Sendable {
     /// (nothing created or written, so a read-only sync directory serves).
     var onlyReads: Bool {
         switch self {
-        case .get, .list, .status, .export: true
+        case .get, .list, .status, .export, .undelivered: true
         case .set, .remove, .retire, .import: false
         }
     }
@@ -71,6 +74,9 @@ enum StoreRequest: Codable, Sendable {
         case let .import(document):
             try store.setValues(try Self.dictionary(in: document))
             return Data()
+        case let .undelivered(keys):
+            for key in keys ?? [] { try QuotaUsage.checkKey(key) }
+            return Data(store.devicesLacking(latestWritesOf: keys).map { $0.name + "\n" }.joined().utf8)
         }
     }
 

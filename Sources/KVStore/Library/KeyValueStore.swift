@@ -71,6 +71,19 @@ public protocol KeyValueStore: AnyObject, Sendable {
     /// ``didChangeExternallyNotification``.
     var changes: AsyncStream<StoreChange> { get }
 
+    // MARK: Delivery (kvfs's own: Apple's store cannot tell)
+
+    /// The devices that have read `key`'s current value: this one first, then
+    /// the others by name; empty when the key has no value, or the store no
+    /// devices (``InMemoryKeyValueStore``).
+    func deliveredTo(key: String) -> [DeviceInfo]
+
+    /// Waits until every other device that is active (as `kvfs status`
+    /// counts them: not stopped or quiet) has read this device's latest
+    /// writes, or `timeout` seconds have passed: true once they have, false
+    /// on timeout. A store with no other devices returns true at once.
+    func waitUntilDelivered(timeout: TimeInterval) async -> Bool
+
     // MARK: Apple's getters
 
     /// The value as a Foundation object (`String`, `NSNumber` for integers,

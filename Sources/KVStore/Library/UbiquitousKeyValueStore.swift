@@ -146,6 +146,19 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
         }
     }
 
+    /// The devices that have read `key`'s current value, as far as their
+    /// published progress says: this device first, then the others by name;
+    /// empty when the key has no value.
+    public func deliveredTo(key: String) -> [DeviceInfo] { device.store.deliveredTo(key: key) }
+
+    /// Waits until every other device that `kvfs status` counts as active
+    /// has read this device's latest writes (devices publish how far they
+    /// have read within a fraction of a second of reading), or `timeout`
+    /// seconds have passed: true once they have, false on timeout.
+    public func waitUntilDelivered(timeout: TimeInterval) async -> Bool {
+        await device.store.waitUntilDelivered(timeout: .seconds(max(0, timeout))).isEmpty
+    }
+
     /// Other devices' changes, the first sync's, account changes and quota refusals, as an async sequence.
     public var changes: AsyncStream<StoreChange> {
         let stream = broadcaster.subscribe()
