@@ -24,7 +24,7 @@ enum MountPropagationBenchmark: Benchmark {
         let integrations = try choices(options.value("integration", default: "both"))
         let loads = try choices(options.value("load", default: "both"))
         if let missing = SyncthingPair.missingProgram { throw OptionError(message: "\(missing) is not installed") }
-        guard access(kvfs, X_OK) == 0 else { throw OptionError(message: "\(kvfs) is missing: swift build first") }
+        guard access(MountPair.kvfs, X_OK) == 0 else { throw OptionError(message: "\(MountPair.kvfs) is missing: swift build first") }
         print("mounts: A writes a file, B reads the value back; folders kept by Syncthing (watcher delay 1 s) under \(base)")
         print("load: both mounts write a key of their own every \(loadInterval) s; the machine may be shared")
         printRow("kvfs --syncthing", "load", "writes", "p50", "p99", "max")
@@ -41,13 +41,7 @@ enum MountPropagationBenchmark: Benchmark {
         }
     }
 
-    /// The `kvfs` built beside this benchmark.
-    static var kvfs: String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("kvfs").path
-    }
-
-    private static func choices(_ text: String) throws -> [Bool] {
+    static func choices(_ text: String) throws -> [Bool] {
         switch text {
         case "both": [false, true]
         case "on": [true]
@@ -58,23 +52,10 @@ enum MountPropagationBenchmark: Benchmark {
 
     /// One configuration: a fresh pair, two mounts, `writes` probes.
     private static func measure(root: String, writes: Int, integration: Bool, loadInterval: TimeInterval?) throws -> Latencies {
-        let folders = [root + "/A", root + "/B"]
-        let pair = try SyncthingPair(work: root + "/syncthing", folders: folders)
+        let pair = try MountPair(root: root, transport: .syncthing(integration: integration))
         defer { pair.stop() }
-        let mounts = [root + "/mA", root + "/mB"]
-        defer { for mount in mounts { _ = try? ChildProcess.run(kvfs, ["unmount", mount]) } }
-        for index in 0..<2 {
-            if index == 1 {  // the second device joins once the store id has arrived
-                try pair.scan(0)
-                try waitUntil(seconds: 30, "store-id in B") { FileManager.default.fileExists(atPath: folders[1] + "/store-id") }
-            }
-            try FileManager.default.createDirectory(atPath: mounts[index], withIntermediateDirectories: true)
-            let syncthing = integration ? ["--syncthing", pair.url(index), "--syncthing-config", pair.configFile(index)] : []
-            let result = try ChildProcess.run(kvfs, ["mount", mounts[index], "--sync-dir", folders[index],
-                                                     "--state-dir", root + "/state-\(index)", "--device-name", "dev\(index)"] + syncthing)
-            guard result.status == 0 else { throw ChildProcessError.failed("kvfs mount", result.output) }
-        }
-        let load = loadInterval.map { interval in mounts.map { LoadWriter(file: $0 + "/load-" + ($0 == mounts[0] ? "a" : "b"), interval: interval) } }
+        let mounts = pair.mounts
+        let load = loadInterval.map { LoadWriter.both(of: pair, interval: $0) }
         defer { load?.forEach { $0.stop() } }
         var latencies = Latencies()
         for index in 1...writes {
@@ -129,6 +110,11 @@ final class LoadWriter: @unchecked Sendable {
             }
             done.signal()
         }
+    }
+
+    /// One on each mount of `pair`, each writing a key of its own.
+    static func both(of pair: MountPair, interval: TimeInterval) -> [LoadWriter] {
+        zip(pair.mounts, ["a", "b"]).map { LoadWriter(file: $0 + "/load-" + $1, interval: interval) }
     }
 
     /// Stops writing, and waits for the last write to end.

@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+
+/// Two kvfs mounts, A and B, each a device of its own: on one shared folder,
+/// or on the two folders of a Syncthing pair on 127.0.0.1 (B mounted once A's
+/// `store-id` has arrived), with `kvfs mount --syncthing` or without.
+final class MountPair {
+    /// Where the two devices' folders come from.
+    enum Transport {
+        case sharedFolder
+        case syncthing(integration: Bool)
+    }
+
+    /// The mount points of A and B.
+    let mounts: [String]
+    /// The sync directories of A and B (one folder twice, when shared).
+    let folders: [String]
+    /// The state directories of A and B.
+    let states: [String]
+    private let pair: SyncthingPair?
+
+    init(root: String, transport: Transport) throws {
+        mounts = [root + "/mA", root + "/mB"]
+        states = [root + "/state-0", root + "/state-1"]
+        var integration = false
+        switch transport {
+        case .sharedFolder:
+            folders = [root + "/sync", root + "/sync"]
+            pair = nil
+        case let .syncthing(withIntegration):
+            folders = [root + "/A", root + "/B"]
+            pair = try SyncthingPair(work: root + "/syncthing", folders: folders)
+            integration = withIntegration
+        }
+        do {
+            for index in 0..<2 {
+                if index == 1, let pair {  // the second device joins once the store id has arrived
+                    try pair.scan(0)
+                    try waitUntil(seconds: 30, "store-id in B") { FileManager.default.fileExists(atPath: folders[1] + "/store-id") }
+                }
+                try FileManager.default.createDirectory(atPath: mounts[index], withIntermediateDirectories: true)
+                let syncthing = integration ? ["--syncthing", pair!.url(index), "--syncthing-config", pair!.configFile(index)] : []
+                let result = try ChildProcess.run(Self.kvfs, ["mount", mounts[index]] + storeOptions(index)
+                                                              + ["--device-name", "dev\(index)"] + syncthing)
+                guard result.status == 0 else { throw ChildProcessError.failed("kvfs mount", result.output) }
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// `--sync-dir … --state-dir …` of device `index`, for kvfs's commands.
+    func storeOptions(_ index: Int) -> [String] { ["--sync-dir", folders[index], "--state-dir", states[index]] }
+
+    /// Unmounts both, and stops the Syncthing pair.
+    func stop() {
+        for mount in mounts { _ = try? ChildProcess.run(Self.kvfs, ["unmount", mount]) }
+        pair?.stop()
+    }
+
+    /// The `kvfs` built beside this benchmark.
+    static var kvfs: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("kvfs").path
+    }
+}
