@@ -84,6 +84,10 @@ struct DeliveryMountTests {
             #expect(try SharingTests.poll(sandbox, "cat $T/m2/theme", until: "light\n") == "light\n")
             try sandbox.ok("echo dark > $T/m2/theme")
             #expect(try SharingTests.poll(sandbox, "cat $M/theme", until: "dark\n") == "dark\n")
+            // A later write's ServerChange line: the read that brought `dark` has logged all it would.
+            try sandbox.ok("echo x > $T/m2/after")
+            let after = #"jq -c 'select(.reason == "ServerChange") | .keys' $M/.kvfs/changes.log | grep -c after"#
+            #expect(try SharingTests.poll(sandbox, after, until: "1\n") == "1\n")
             let logs = try sandbox.ok(#"jq -r '.reason' $M/.kvfs/changes.log | sort -u"#)
             #expect(logs == "ServerChange\n", "\(logs)")
         }
