@@ -88,7 +88,7 @@ extension KeyFileSystem {
     /// The memory scratch files take: their stored content and every open
     /// writable buffer of one, but `handle`'s. Called with the lock held.
     private func scratchBytes(besides handle: UInt64?) -> Int {
-        let stored = scratch.values.reduce(0) { $0 + $1.content.count }
+        let stored = scratch.bytes
         let buffers = files.lazy.filter { $0.key != handle && $0.value.writable }
             .filter { self.nodes.name(of: $0.value.inode).map { self.scratch[$0] != nil } ?? true }
             .reduce(0) { $0 + $1.value.content.count }
@@ -141,7 +141,7 @@ extension KeyFileSystem {
     }
 
     private func commitBuffer(_ handle: UInt64, onlyWritten: Bool) throws(Errno) {
-        let pending: (key: String?, file: OpenFile, bare: Bool)? = try locked { () throws(Errno) in
+        let pending: (key: StoreKey?, file: OpenFile, bare: Bool)? = try locked { () throws(Errno) in
             guard let file = files[handle] else { return nil }
             if let refusal = file.refusal { throw refusal }
             guard file.dirty, file.written || !onlyWritten else { return nil }

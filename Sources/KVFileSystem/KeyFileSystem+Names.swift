@@ -8,7 +8,7 @@ import Glibc
 enum RootName {
     case controlFolder
     case scratch
-    case key(String)
+    case key(StoreKey)
 }
 
 extension KeyFileSystem {
@@ -106,7 +106,7 @@ extension KeyFileSystem {
         case .controlFolder:
             throw .EISDIR
         case .scratch:
-            guard scratch.removeValue(forKey: name) != nil else { throw .ENOENT }
+            guard scratch.remove(name) != nil else { throw .ENOENT }
             Allocator.trim()  // a swap file can be tens of megabytes: give them back
         case let .key(key):
             if store.entry(forKey: key) != nil {
@@ -158,7 +158,7 @@ extension KeyFileSystem {
                 try store.removeValue(forKey: from)
                 scratch[newName] = (value.content, Self.timestamp(value.stamp))
             case (.scratch, .scratch):
-                guard let file = scratch.removeValue(forKey: name) else { throw Errno.ENOENT }
+                guard let file = scratch.remove(name) else { throw Errno.ENOENT }
                 if !replace && scratch[newName] != nil {
                     scratch[name] = file
                     throw Errno.EEXIST

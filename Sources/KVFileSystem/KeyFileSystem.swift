@@ -29,7 +29,7 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     /// Guards the tables below; never held while calling the kernel.
     let lock = NSLock()
     var nodes = NodeTable()
-    var scratch: [String: (content: [UInt8], modified: Timestamp)] = [:]
+    var scratch = ScratchFiles()
     var files: [UInt64: OpenFile] = [:]
     var directories: [UInt64: [DirectoryEntry]] = [:]
     var nextHandle: UInt64 = 1
@@ -92,7 +92,7 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     }
 
     /// The key a file name shows, or the errno for a name that is no key.
-    static func key(for name: String) throws(Errno) -> String {
+    static func key(for name: String) throws(Errno) -> StoreKey {
         guard let key = FileName.decode(name) else { throw .EINVAL }
         do {
             try QuotaUsage.checkKey(key)
