@@ -44,9 +44,9 @@ extension KeyFileSystem {
     /// other keys, a command run through the control socket): each key's
     /// inode (size, mtime, pages) and name (appeared, vanished, cached as
     /// missing), and the listing.
-    func keysChanged(_ keys: some Collection<String>) {
+    func keysChanged(_ keys: some Collection<StoreKey>) {
         let names = keys.map(FileName.encode)
-        let inodes = lock.withLock { names.compactMap(nodes.inode(of:)) }
+        let inodes = tables.withLock { tables in names.compactMap(tables.nodes.inode(of:)) }
         for inode in inodes { invalidator.invalidate(inode: inode) }
         for name in names { invalidator.invalidate(name: name) }
         invalidator.invalidateListing()

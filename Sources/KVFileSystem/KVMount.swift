@@ -245,7 +245,7 @@ public struct MountedStore: Sendable {
 
     /// Makes changes made to ``store`` directly, not through the mount, show
     /// at once: the kernel drops what it cached of these keys.
-    public func keysChanged(_ keys: [String]) {
+    public func keysChanged(_ keys: [StoreKey]) {
         fileSystem.keysChanged(keys)
     }
 }
@@ -274,7 +274,7 @@ public struct MountError: Error, CustomStringConvertible {
 extension KeyFileSystem {
     /// Commits every open buffer: the mount is going away.
     func commitAll() {
-        let handles = lock.withLock { Array(files.keys) }
+        let handles = tables.withLock { Array($0.files.keys) }
         for handle in handles { try? commit(handle) }
         try? store.flush()
     }

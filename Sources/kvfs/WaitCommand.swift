@@ -24,7 +24,7 @@ struct WaitCommand: ParsableCommand {
     func run() throws {
         guard timeout.isFinite, timeout >= 0 else { throw CommandError.usage("--timeout must be a number of seconds, 0 or more") }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        let request = StoreRequest.undelivered(keys: keys.isEmpty ? nil : keys)
+        let request = StoreRequest.undelivered(keys: keys.isEmpty ? nil : keys.map { StoreKey($0) })
         while true {
             let lacking = String(decoding: try StoreAccess.perform(request, store), as: UTF8.self).split(separator: "\n")
             if lacking.isEmpty { return }

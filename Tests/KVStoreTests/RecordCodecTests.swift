@@ -86,9 +86,9 @@ struct RecordCodecTests {
             payload.raw(device.bytes)
             payload.u8(RecordKind(operation).rawValue)
             switch operation {
-            case let .put(key, value): payload.string(key); RecordValueCoding.encode(value, into: &payload)
-            case let .remove(key): payload.string(key)
-            case let .rename(from, to, value): payload.string(from); payload.string(to); RecordValueCoding.encode(value, into: &payload)
+            case let .put(key, value): payload.string(key.string); RecordValueCoding.encode(value, into: &payload)
+            case let .remove(key): payload.string(key.string)
+            case let .rename(from, to, value): payload.string(from.string); payload.string(to.string); RecordValueCoding.encode(value, into: &payload)
             case .snapshotEnd: break
             }
             if case .put = operation {

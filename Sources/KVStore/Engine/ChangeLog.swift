@@ -77,7 +77,7 @@ final class ChangeLog: Sendable {
         var time: String
         var reason: String
         var code: Int
-        var keys: [String]
+        var keys: [StoreKey]
         var lost: ConflictReport.Side?
         var winner: ConflictReport.Side?
         var restore: String?

@@ -21,7 +21,7 @@ struct ConflictReport: Sendable, Equatable {
         var time: String
     }
 
-    let key: String
+    let key: StoreKey
     /// This device's value that lost.
     let lost: Side
     /// The other device's version that replaced it.
@@ -37,8 +37,8 @@ struct ConflictReport: Sendable, Equatable {
             Side(device: name(stamp.device), id: stamp.device.hex, time: Self.millisecondText(stamp.time))
         }
         (lost, winner) = (side(lostWrite.lost), side(lostWrite.winner))
-        let version = lost.time + "@" + FileName.encode(lost.device)
-        restore = (["kvfs", "restore", key, version] + storeOptions).map(Self.shellWord).joined(separator: " ")
+        let version = lost.time + "@" + FileName.encode(StoreKey(lost.device))  // a device name escaped as a key's file name is
+        restore = (["kvfs", "restore", key.string, version] + storeOptions).map(Self.shellWord).joined(separator: " ")
     }
 
     /// `2026-11-26T11:05:43.123Z`: a stamp's time in UTC, always to the millisecond, as version names give it.

@@ -9,7 +9,7 @@ extension DeviceStore {
     /// only a value it still showed then was replaced while it was away (it
     /// reads its folder and the others' again at each open, and would find
     /// every earlier conflict anew).
-    func reportConflicts(shownAtClose: [String: Stamp]? = nil) {
+    func reportConflicts(shownAtClose: [StoreKey: Stamp]? = nil) {
         let options = storeOptions
         let reports = engine.withLock { state in
             let lostWrites = state.merged.takeLostWrites().filter { lostWrite in

@@ -7,20 +7,20 @@ extension DeviceStore {
 
     /// The devices that have read `key`'s current version: this one first,
     /// then the others by name; empty when the key shows no value.
-    public func deliveredTo(key: String) -> [DeviceInfo] {
+    public func deliveredTo(key: StoreKey) -> [DeviceInfo] {
         engine.withLock { $0.deliveredTo(key: key) } ?? []
     }
 
     /// The devices counted as active in the status (see ``status(staleAfter:)``)
     /// that have not read this device's latest writes of `keys` (of every key when nil), by name.
-    public func devicesLacking(latestWritesOf keys: [String]? = nil, staleAfter: TimeInterval = DeviceStore.staleAfter) -> [DeviceInfo] {
+    public func devicesLacking(latestWritesOf keys: [StoreKey]? = nil, staleAfter: TimeInterval = DeviceStore.staleAfter) -> [DeviceInfo] {
         engine.withLock { $0.devicesLacking(latestWritesOf: keys, now: Date(), staleAfter: staleAfter) }
     }
 
     /// Waits until every device counted as active has read this device's
     /// latest writes of `keys` (of every key when nil), or `timeout` has
     /// passed; returns the devices that have not (empty: delivered).
-    public func waitUntilDelivered(keys: [String]? = nil, timeout: Duration) async -> [DeviceInfo] {
+    public func waitUntilDelivered(keys: [StoreKey]? = nil, timeout: Duration) async -> [DeviceInfo] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let lacking = devicesLacking(latestWritesOf: keys)

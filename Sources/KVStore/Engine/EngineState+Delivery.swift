@@ -7,7 +7,7 @@ import Foundation
 extension EngineState {
     /// The devices that have read `key`'s current version, this one first
     /// and the others by name; nil when the key shows no value.
-    mutating func deliveredTo(key: String) -> [DeviceInfo]? {
+    mutating func deliveredTo(key: StoreKey) -> [DeviceInfo]? {
         guard let stamp = merged.visible[key]?.stamp else { return nil }
         let others = sync.devices().filter { device in
             device != deviceID && !isRetired(device) && (device == stamp.device || has(device, read: stamp))
@@ -18,7 +18,7 @@ extension EngineState {
     /// The devices `kvfs status` counts as active at `now` that have not
     /// read this device's latest writes of `keys` (of every key when nil),
     /// by name.
-    mutating func devicesLacking(latestWritesOf keys: [String]?, now: Date, staleAfter: TimeInterval) -> [DeviceInfo] {
+    mutating func devicesLacking(latestWritesOf keys: [StoreKey]?, now: Date, staleAfter: TimeInterval) -> [DeviceInfo] {
         let own = merged.folders[deviceID] ?? [:]
         let versions = keys.map { $0.compactMap { own[$0] } } ?? Array(own.values)
         guard let latest = versions.map(\.stamp).filter({ $0.device == deviceID }).max() else { return [] }

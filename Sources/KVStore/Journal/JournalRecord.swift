@@ -5,11 +5,11 @@ public struct JournalRecord: Equatable, Sendable {
     /// What a record does.
     public enum Operation: Equatable, Sendable {
         /// `key` now holds `value`.
-        case put(key: String, value: PropertyListValue)
+        case put(key: StoreKey, value: PropertyListValue)
         /// `key` is gone (a tombstone).
-        case remove(key: String)
+        case remove(key: StoreKey)
         /// `from` is gone and `to` holds `value`, in one step.
-        case rename(from: String, to: String, value: PropertyListValue)
+        case rename(from: StoreKey, to: StoreKey, value: PropertyListValue)
         /// Closes a snapshot file: it holds exactly `count` records before this one.
         case snapshotEnd(count: UInt32)
     }
@@ -37,7 +37,7 @@ public struct JournalRecord: Equatable, Sendable {
     }
 
     /// The key changes this record makes: each key with its new value, or nil for removed.
-    public var changes: [(key: String, value: PropertyListValue?)] {
+    public var changes: [(key: StoreKey, value: PropertyListValue?)] {
         switch operation {
         case let .put(key, value): [(key, value)]
         case let .remove(key): [(key, nil)]
@@ -47,7 +47,7 @@ public struct JournalRecord: Equatable, Sendable {
     }
 
     /// ``changes``, each with its base (unknown where ``bases`` does not say).
-    var changesWithBases: [(key: String, value: PropertyListValue?, base: WriteBase)] {
+    var changesWithBases: [(key: StoreKey, value: PropertyListValue?, base: WriteBase)] {
         changes.enumerated().map { index, change in (change.key, change.value, base(ofChange: index)) }
     }
 
@@ -59,7 +59,7 @@ public struct JournalRecord: Equatable, Sendable {
 
 extension JournalRecord.Operation {
     /// The keys the operation changes, in the order of ``JournalRecord/changes``.
-    var keys: [String] {
+    var keys: [StoreKey] {
         switch self {
         case let .put(key, _), let .remove(key): [key]
         case let .rename(from, to, _): [from, to]
