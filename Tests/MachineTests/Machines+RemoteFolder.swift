@@ -14,12 +14,14 @@ extension Machines {
         try withCluster(machines: 2, syncthing: false, mount: false) { cluster in
             let (m1, m2) = (cluster.machines[0], cluster.machines[1])
             try m2.mount(integration: false)
-            let view = m1.folder + "/view"
+            let (view, blindView) = (m1.folder + "/view", m1.folder + "/blind-view")
             try m1.ok("""
-                mkdir -p "\(view)" "$T/blind" && bindfs "\(m2.sync)" "\(view)"
+                mkdir -p "\(view)" "\(blindView)" "$T/blind" && bindfs "\(m2.sync)" "\(view)" && bindfs "\(m2.sync)" "\(blindView)"
                 kvfs mount "$M" --sync-dir "\(view)" --state-dir "$STATE" --polling --poll-interval 0.5
-                # The control: the same view through inotify alone, polling only hourly.
-                kvfs mount "$T/blind" --sync-dir "\(view)" --state-dir "$T/blind-state" --poll-interval 3600
+                # The control: a view of its own through inotify alone, polling only hourly. Not the same
+                # view: the polling mount's own files there (its progress, published soon after it reads
+                # m2's write) would wake it, as a local writer's would on NFS.
+                kvfs mount "$T/blind" --sync-dir "\(blindView)" --state-dir "$T/blind-state" --poll-interval 3600
                 # And inotify itself: every change it reports on the view, in order, from now on.
                 mkdir "\(view)/elsewhere"
                 inotifywait -m -r -e create,modify,close_write,moved_to,attrib,delete --format %w%f "\(view)" \
@@ -46,7 +48,7 @@ extension Machines {
                 n=0
                 until [ "$(cat "$M/j" 2>/dev/null)" = from-m1 ]; do n=$((n + 1)); [ $n -lt 100 ] || exit 1; sleep 0.05; done
                 """)
-            try m1.ok("kvfs unmount \"\(m1.folder)/blind\"; kvfs unmount \"$M\"; fusermount3 -u \"\(view)\"")
+            try m1.ok("kvfs unmount \"\(m1.folder)/blind\"; kvfs unmount \"$M\"; fusermount3 -u \"\(view)\"; fusermount3 -u \"\(blindView)\"")
         }
     }
 }
