@@ -211,6 +211,8 @@ public struct SyncWarning: Codable, Sendable, Equatable {
         case quiet
         /// A device's folder vanished without anyone retiring it.
         case vanished
+        /// This device's own folder holds (or held) records stamped more than the maximum offset ahead of its clock.
+        case ownRecordsAhead
     }
 
     /// What kind of trouble.
