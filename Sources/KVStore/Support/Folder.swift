@@ -289,6 +289,23 @@ final class Folder: Sendable {
     /// The folder's own inode number.
     var inode: UInt64 { (try? descriptor.stat()).map { UInt64($0.inode.rawValue) } ?? 0 }
 
+    /// The folder's own status (its device and inode), or nil when it cannot be had (a stale NFS handle).
+    var status: Stat? { try? descriptor.stat() }
+
+    /// Whether the folder was deleted (its link count is 0), or cannot be looked at any more:
+    /// nothing can be created in it then.
+    var isDeleted: Bool { status.map { $0.linkCount == 0 } ?? true }
+
+    /// Where the folder is now, as the kernel names its descriptor (nil when it cannot say):
+    /// another path than the one it was opened by once it was moved.
+    var currentPath: String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: descriptorPath)
+    }
+
+    /// A path that names this folder for as long as its descriptor is open,
+    /// wherever it is moved: `/proc/self/fd/<descriptor>` (for inotify, which takes paths only).
+    var descriptorPath: String { "/proc/self/fd/\(descriptor.rawValue)" }
+
     /// Makes the folder's entries (a rename, a new file) durable.
     func sync() { try? descriptor.synchronize() }
 
