@@ -8,7 +8,9 @@ extension KeyFileSystem {
         }
         if let control = ControlFile(inode) {
             // Read-only, and never cached: `tail -f` sees the log grow.
-            return AttributeReply(fileAttributes(inode, size: control.content(of: store).count, modified: .now(), writable: false), timeout: 0)
+            let file = controlFiles[control]
+            let size = file.size(for: handle, asker: request.context.pid)
+            return AttributeReply(fileAttributes(inode, size: size, modified: file.modified, writable: false), timeout: 0)
         }
         lock.lock()
         defer { lock.unlock() }

@@ -20,9 +20,9 @@ extension KeyFileSystem {
     public func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
         if let control = ControlFile(inode) {
             if flags.isWritable { throw .EACCES }
-            // The status is read as one document, as it was at open; the log is read live (see `read`).
-            let file = OpenFile(inode: inode, flags: flags, content: control == .status ? control.content(of: store) : [])
-            return OpenReply(handle: lock.withLock { register(file) }, options: [.directIO, .noFlush])
+            let handle = lock.withLock { newHandle() }
+            controlFiles[control].open(handle, opener: request.context.pid)
+            return OpenReply(handle: handle, options: [.directIO, .noFlush])
         }
         return try locked { () throws(Errno) in
             guard let name = nodes.name(of: inode) else { throw .ENOENT }
@@ -44,9 +44,8 @@ extension KeyFileSystem {
 
     public func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: Request,
                      reply: (UnsafeRawBufferPointer) -> Void) throws(Errno) {
-        if ControlFile(inode) == .changeLog {
-            // Read live, not from a snapshot at open: `tail -f` keeps its descriptor and reads what was appended.
-            OpenFile.read(ControlFile.changeLog.content(of: store), offset: Int(offset), size: size, reply: reply)
+        if let control = ControlFile(inode) {
+            controlFiles[control].read(handle, offset: Int(offset), size: size, reply: reply)
             return
         }
         lock.lock()
@@ -117,6 +116,7 @@ extension KeyFileSystem {
     /// Commits what is left (a bare O_TRUNC or O_CREAT whose last close was
     /// not this process's, see ``flush``) and drops the buffer.
     public func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags) {
+        if let control = ControlFile(inode) { return controlFiles[control].release(handle) }
         try? commit(handle)
         _ = lock.withLock { files.removeValue(forKey: handle) }
     }

@@ -24,6 +24,8 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     let store: DeviceStore
     let scratchPatterns: ScratchPatterns
     let invalidator: Invalidator
+    /// The files of `.kvfs/`.
+    let controlFiles: ControlFiles
     let owner: (uid: uid_t, gid: gid_t)
     let mountTime = Timestamp.now()
     /// Guards the tables below; never held while calling the kernel.
@@ -41,6 +43,7 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
         self.store = store
         self.scratchPatterns = ScratchPatterns(patterns: scratchPatterns)
         self.invalidator = invalidator
+        controlFiles = ControlFiles(store: store)
         owner = (getuid(), getgid())
         Allocator.mapLargeBlocks()
     }
