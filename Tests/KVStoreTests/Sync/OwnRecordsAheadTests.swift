@@ -125,7 +125,7 @@ struct OwnRecordsAheadTests {
         let device = DeviceID.random()
         let now = HLCTimestamp(milliseconds: 1_795_000_000_000, counter: 0)
         let ahead = HLCTimestamp(milliseconds: now.milliseconds + 75 * year, counter: 0)
-        let removal = (key: "k", readFrom: now)
+        let removal = (key: StoreKey("k"), readFrom: now)
         func peer(read: HLCTimestamp) -> TombstoneCollection.Peer {
             TombstoneCollection.Peer(progress: ReadProgress(own: nil, read: [device: read]), readUpTo: nil, newest: [:])
         }
