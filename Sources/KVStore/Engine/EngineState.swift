@@ -22,6 +22,8 @@ struct EngineState {
     var readers: [DeviceID: DeviceFolderReader] = [:]
     /// Other devices' records stamped too far ahead of this device's clock, for later.
     var heldBack = HeldBackRecords()
+    /// This device's own records stamped too far ahead of its clock, to be rewritten.
+    var ownAhead = OwnRecordsAhead()
     /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
     var adoptions: [DeviceID: [DeviceID: Adoption]] = [:]
     /// Per adopted device, the stamp up to which its own folder's records are ignored: the adoptions in force here.
@@ -55,7 +57,7 @@ struct EngineState {
         merged = MergedState(owner: context.deviceID)
         readers[context.deviceID] = ownReader
         _ = merge(own, from: deviceID)
-        ownLatest = own.latest
+        ownLatest = latestAdmitted(own, of: deviceID)
         observePublishedProgress(lastOwnStamp: lastOwnStamp)
         _ = readOtherDevices()
     }
@@ -106,8 +108,9 @@ struct EngineState {
 
     /// Stamps `operations` and appends them to this device's journal in one
     /// write(2): the one place where the journal grows, but for a
-    /// compaction's new segment.
-    private mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
+    /// compaction's new segment. Reached from ``write(_:refusing:)``, and
+    /// from ``rewriteOwnRecordsAhead()``, which appends again records acknowledged before.
+    mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         var records: [JournalRecord] = []
         var written: [StoreKey: Stamp] = [:]  // the current version of a key an earlier operation of these wrote
         for operation in operations {
