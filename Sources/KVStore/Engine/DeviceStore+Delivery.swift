@@ -8,13 +8,17 @@ extension DeviceStore {
     /// The devices that have read `key`'s current version: this one first,
     /// then the others by name; empty when the key shows no value.
     public func deliveredTo(key: StoreKey) -> [DeviceInfo] {
-        engine.withLock { $0.deliveredTo(key: key) } ?? []
+        let folders = survey.survey()
+        let (inputs, stamp) = engine.withLock { ($0.statusInputs(present: folders.keys), $0.merged.visible[key]?.stamp) }
+        return stamp.map { inputs.devices(thatHaveRead: $0, folders: folders) } ?? []
     }
 
     /// The devices counted as active in the status (see ``status(staleAfter:)``)
     /// that have not read this device's latest writes of `keys` (of every key when nil), by name.
     public func devicesLacking(latestWritesOf keys: [StoreKey]? = nil, staleAfter: TimeInterval = DeviceStore.staleAfter) -> [DeviceInfo] {
-        engine.withLock { $0.devicesLacking(latestWritesOf: keys, now: Date(), staleAfter: staleAfter) }
+        let folders = survey.survey()
+        let inputs = engine.withLock { $0.statusInputs(present: folders.keys) }
+        return inputs.devices(lackingLatestWritesOf: keys, folders: folders, now: Date(), staleAfter: staleAfter)
     }
 
     /// Waits until every device counted as active has read this device's
