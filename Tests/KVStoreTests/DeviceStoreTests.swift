@@ -20,13 +20,25 @@ struct DeviceStoreTests {
         #expect(again.usage == QuotaUsage(keys: 2, bytes: 2 + 5))
     }
 
-    @Test func oneProcessPerStateDirectory() throws {
+    @Test("a state directory is one device however many stores open it; it has one mount at a time")
+    func oneDevicePerStateDirectory() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }
         let store = try openStore(root, device: "a")
-        #expect(throws: KVStoreError.self) { _ = try openStore(root, device: "a") }
-        do { _ = try openStore(root, device: "a") } catch { #expect("\(error)".contains("in use")) }
-        store.close()
+        let again = try openStore(root, device: "a")
+        #expect(again.deviceID == store.deviceID)
+        try store.set(.integer(1), forKey: "k")
+        again.refresh()
+        #expect(again.value(forKey: "k") == .integer(1))
+        let mount = try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-a"), owner: "mount /m", warn: { _ in })
+        #expect(mount.deviceID == store.deviceID)
+        do {
+            _ = try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-a"), owner: "mount /m2", warn: { _ in })
+            Issue.record("a second mount of one state directory was let in")
+        } catch {
+            #expect("\(error)".contains("in use by pid \(getpid()) mount /m"), "\(error)")
+        }
+        for opened in [mount, again, store] { opened.close() }
         try openStore(root, device: "a").close()
     }
 

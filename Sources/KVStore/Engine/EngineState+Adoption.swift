@@ -91,7 +91,12 @@ extension EngineState {
             let adopted = sync.adoptions(of: device)
             adoptions[device] = adopted.isEmpty ? nil : adopted
         }
-        if adoptions[deviceID] == nil { adoptions[deviceID] = sync.adoptions(of: deviceID) }  // then kept here
+        // This device's own are kept here; its other processes may have adopted more (`kvfs retire`).
+        // Those count once this process has read the snapshot that holds the copies.
+        let ownSnapshot = readers[deviceID]?.snapshotGeneration ?? 0
+        for (device, entry) in sync.adoptions(of: deviceID) where entry.generation <= ownSnapshot {
+            adoptions[deviceID, default: [:]][device] = adoptions[deviceID]?[device].map { $0.merged(with: entry) } ?? entry
+        }
         var upTo: [DeviceID: HLCTimestamp] = [:]
         for (folder, entries) in adoptions {
             let generationRead = folder == deviceID ? UInt64.max : readers[folder]?.snapshotGeneration ?? 0
