@@ -6,9 +6,13 @@
 /// what the others appended, rather than every process sending its writes
 /// to a daemon through its control socket: the lock works with no daemon at
 /// all (two programs and no mount is the common case for apps), where the
-/// socket needs a mount and, when none runs, the lock besides; and an
-/// append under the lock (APPEND_FIGURES) costs less than one round trip
-/// through the socket (SOCKET_FIGURES).
+/// socket needs a mount and, when none runs, the lock besides; and a write
+/// under the lock costs less than one round trip through the socket.
+/// Measured with `kvfs-bench appends --writes 3000` (a debug build, 2 shared
+/// cores, load 9), the median of one `set`: 0.05 ms under the lock with no
+/// other process writing (two `fstatat`s find nothing new), 0.22 ms when two
+/// processes take turns (each write first reads the other's), 0.32 ms as a
+/// request to a mount's daemon through its control socket; p99 about 4 ms in all three.
 extension EngineState {
     /// What the device's other processes wrote, as this one found it while appending.
     struct OtherProcessesWrites {
