@@ -8,7 +8,8 @@ import Testing
 /// one journal, and each sees the others' writes at once, as ServerChange.
 @Suite("A device is a machine", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct OneDeviceTests {
-    static let probe = AppStoreTests.probe
+    /// The probe built beside the tests, or `$KVFS_STORE_PROBE`'s (with `KVFS_BINARY`, to check these tests against another build).
+    static let probe = ProcessInfo.processInfo.environment["KVFS_STORE_PROBE"] ?? AppStoreTests.probe
 
     /// The default store's folders in a sandbox, as the programs and `kvfs mount` (with no options) find them.
     static let defaultStore = (sync: "home/data/kvfs/default", state: "home/state/kvfs/default")
@@ -76,14 +77,8 @@ struct OneDeviceTests {
     @Test("two programs appending at once: no write lost, the journal's stamps strictly increasing, every value on another device")
     func concurrentAppends() throws {
         try withSandbox { sandbox in
-            try sandbox.ok(#"""
-                P=\#(Self.probe); export KVFS_STORE=default
-                $P burst 2000 a 0 > /dev/null & $P burst 2000 b 0 > /dev/null; wait
-                """#, timeout: 300)
-            let journal = try Self.journal(in: sandbox)
-            #expect(journal.problems.isEmpty, "\(journal.problems)")
+            let journal = try Self.twoBursts(in: sandbox, writes: 2000, padding: 0)
             #expect(journal.snapshots == 0, "no compaction was expected: the test counts every record")
-            Self.expectStrictlyIncreasing(journal.records)
             for prefix in ["a", "b"] {
                 let values = journal.records.compactMap { record -> Int? in
                     guard case let .put(key, .string(value)) = record.operation, key.hasPrefix(prefix) else { return nil }
@@ -99,14 +94,8 @@ struct OneDeviceTests {
     func compactionDuringConcurrentAppends() throws {
         try withSandbox { sandbox in
             // 2 × 1500 writes of about 1 kB: the segment passes 1 MiB, twice the snapshot, more than once.
-            try sandbox.ok(#"""
-                P=\#(Self.probe); export KVFS_STORE=default
-                $P burst 1500 a 1000 > /dev/null & $P burst 1500 b 1000 > /dev/null; wait
-                """#, timeout: 300)
-            let journal = try Self.journal(in: sandbox)
-            #expect(journal.problems.isEmpty, "\(journal.problems)")
+            let journal = try Self.twoBursts(in: sandbox, writes: 1500, padding: 1000)
             #expect(journal.snapshots > 1, "no compaction ran")
-            Self.expectStrictlyIncreasing(journal.records)
             try Self.expectFinalValues(in: sandbox, writes: 1500, padding: 1000)
         }
     }
@@ -203,6 +192,19 @@ struct OneDeviceTests {
         let segment = try #require(folder.listing().segments.last)
         let bytes = try #require(try Files.read(folder.segmentPath(segment))).count
         return Journal(records: records, problems: reader.problems, snapshots: reader.snapshotGeneration ?? 0, segmentBytes: bytes)
+    }
+
+    /// Runs two programs at once, each setting `writes` values (`a…`, `b…`, `padding` dots
+    /// long) as fast as it can, and returns the journal, checked readable and in stamp order.
+    static func twoBursts(in sandbox: Sandbox, writes: Int, padding: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> Journal {
+        try sandbox.ok(#"""
+            P=\#(probe); export KVFS_STORE=default
+            $P burst \#(writes) a \#(padding) > /dev/null & $P burst \#(writes) b \#(padding) > /dev/null; wait
+            """#, timeout: 300)
+        let journal = try journal(in: sandbox)
+        #expect(journal.problems.isEmpty, "\(journal.problems)", sourceLocation: sourceLocation)
+        expectStrictlyIncreasing(journal.records, sourceLocation: sourceLocation)
+        return journal
     }
 
     /// Each record stamped after the one before it, across the processes that wrote them.
