@@ -181,11 +181,16 @@ final class StateDirectory: Sendable {
 
     /// Takes `lock` in `mode`, waiting while its holder's ``patience(with:)``
     /// lasts, as the lock file's text names the holder; throws who holds it after that.
+    ///
+    /// Whatever the text says, a holder is waited for 0.1 s: programs and
+    /// readers look whether a mount runs by taking `mount.lock` shared for a
+    /// moment (``isMounted()``), and the text then names the last mount, which
+    /// may have been killed without a word.
     private func take(_ lock: FileLock, _ mode: FileLock.Mode) throws(KVStoreError) {
         let start = Date()
         while !lock.tryLock(mode) {
             let holder = lock.text()
-            guard Date().timeIntervalSince(start) < Self.patience(with: holder) else {
+            guard Date().timeIntervalSince(start) < max(Self.patience(with: holder), 0.1) else {
                 throw .stateDirectoryBusy(path: path, holder: holder ?? "another process")
             }
             usleep(5000)

@@ -77,20 +77,31 @@ struct StateLockTests {
         }
     }
 
+    @Test("a mount is not refused for a program's look at its lock: a moment's shared hold, the text naming a mount that was killed")
+    func aMomentsLookAtTheMountLockIsWaitedOut() throws {
+        let fixture = SyncFixture()
+        defer { fixture.cleanup() }
+        try open(fixture, owner: "mount /m").close()
+        try holdMountLock(of: fixture, saying: "pid 1 mount /killed", for: 0.03, shared: true) {
+            try open(fixture, owner: "mount /m").close()
+        }
+    }
+
     /// Runs `body` while a child process (`flock`) holds state-a's mount lock
-    /// for `seconds`, its lock file saying `holder`; waits for the child after.
-    private func holdMountLock(of fixture: SyncFixture, saying holder: String, for seconds: Double, _ body: () throws -> Void) throws {
+    /// (`shared`, or alone) for `seconds`, its lock file saying `holder`; waits for the child after.
+    private func holdMountLock(of fixture: SyncFixture, saying holder: String, for seconds: Double, shared: Bool = false,
+                               _ body: () throws -> Void) throws {
         let path = fixture.root.path + "/state-a/mount.lock"
         try Data((holder + "\n").utf8).write(to: URL(fileURLWithPath: path))
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        child.arguments = ["--exclusive", path, "sleep", String(seconds)]
+        child.arguments = [shared ? "--shared" : "--exclusive", path, "sleep", String(seconds)]
         try child.run()
         defer { child.waitUntilExit() }
         let probe = Glibc.open(path, O_RDONLY)
         defer { close(probe) }
-        let held = poll(seconds: 10, every: 0.002) {
-            guard flock(probe, LOCK_SH | LOCK_NB) == 0 else { return true }
+        let held = poll(seconds: 10, every: 0.001) {
+            guard flock(probe, LOCK_EX | LOCK_NB) == 0 else { return true }
             flock(probe, LOCK_UN)
             return false
         }
