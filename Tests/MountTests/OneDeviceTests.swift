@@ -81,7 +81,7 @@ struct OneDeviceTests {
             #expect(journal.snapshots == 0, "no compaction was expected: the test counts every record")
             for prefix in ["a", "b"] {
                 let values = journal.records.compactMap { record -> Int? in
-                    guard case let .put(key, .string(value)) = record.operation, key.hasPrefix(prefix) else { return nil }
+                    guard case let .put(key, .string(value)) = record.operation, key.string.hasPrefix(prefix) else { return nil }
                     return Int(value)
                 }
                 #expect(values.sorted() == Array(1...2000), "\(prefix): \(values.count) writes in the journal")
@@ -219,9 +219,9 @@ struct OneDeviceTests {
         let other = try DeviceStore(syncDirectory: URL(fileURLWithPath: sandbox.path + "/" + defaultStore.sync),
                                     stateDirectory: URL(fileURLWithPath: sandbox.path + "/other"), readOnly: true, warn: { _ in })
         defer { other.close() }
-        var expected: [String: PropertyListValue] = [:]
+        var expected: [StoreKey: PropertyListValue] = [:]
         for prefix in ["a", "b"] {
-            for write in 1...writes { expected[prefix + String(write % 50)] = .string("\(write)" + String(repeating: ".", count: padding)) }
+            for write in 1...writes { expected["\(prefix)\(write % 50)"] = .string("\(write)" + String(repeating: ".", count: padding)) }
         }
         let values = other.values
         #expect(values.count == expected.count && values == expected,

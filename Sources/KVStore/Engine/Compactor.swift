@@ -135,7 +135,7 @@ final class Compactor: Sendable {
     static func snapshot(of state: EngineState, adding extra: Additions) -> (merged: [JournalRecord], written: [JournalRecord]) {
         let device = state.deviceID
         let current = state.merged.records(inFolder: device)
-        let tombstones = current.compactMap { record -> (key: String, readFrom: HLCTimestamp)? in
+        let tombstones = current.compactMap { record -> (key: StoreKey, readFrom: HLCTimestamp)? in
             guard case let .remove(key) = record.operation else { return nil }
             if record.stamp.device == device { return (key, record.stamp.time) }
             return (state.adoptions[device]?[record.stamp.device]?.at).map { (key, $0) }  // an adopted one

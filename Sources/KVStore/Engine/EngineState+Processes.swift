@@ -17,16 +17,16 @@ extension EngineState {
     /// What the device's other processes wrote, as this one found it while appending.
     struct OtherProcessesWrites {
         /// The keys whose visible entry changed.
-        var changed: Set<String> = []
+        var changed: Set<StoreKey> = []
         /// The keys the quota rule newly set aside.
-        var setAside: Set<String> = []
+        var setAside: Set<StoreKey> = []
     }
 
     /// Reads what the device's other processes wrote to its folder since
     /// this one last looked (their appends, their compactions), and merges
     /// it as it would another device's records, its clock moving past them.
     /// Returns the keys whose visible entry changed.
-    mutating func readOwnFolder() -> Set<String> {
+    mutating func readOwnFolder() -> Set<StoreKey> {
         guard let reader = readers[deviceID] else { return [] }
         let batch = reader.readAll()
         if let latest = batch.latest { ownLatest = max(ownLatest ?? latest, latest) }

@@ -84,19 +84,19 @@ struct Winner: Sendable {
 /// tombstones included.
 struct MergedState {
     /// Per folder (by its device), its newest record for each key.
-    private(set) var folders: [DeviceID: [String: Version]] = [:]
+    private(set) var folders: [DeviceID: [StoreKey: Version]] = [:]
     /// Per key, the winning record.
-    private(set) var winners: [String: Winner] = [:]
+    private(set) var winners: [StoreKey: Winner] = [:]
     /// The keys the store shows, after the quota rule.
-    private(set) var visible: [String: KeyEntry] = [:]
+    private(set) var visible: [StoreKey: KeyEntry] = [:]
     /// Live winners the quota rule leaves out.
-    private(set) var setAside: Set<String> = []
+    private(set) var setAside: Set<StoreKey> = []
     /// What the visible keys use.
     private(set) var usage = QuotaUsage()
 
     /// Merges records read from (or appended to) `folder`; returns the keys whose visible value changed.
-    mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<String> {
-        var touched: Set<String> = []
+    mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<StoreKey> {
+        var touched: Set<StoreKey> = []
         for record in records {
             for (key, version) in keepNewest(record, in: folder) {
                 if let winner = winners[key], !version.beats(winner.version) { continue }
@@ -109,7 +109,7 @@ struct MergedState {
 
     /// Replaces everything read from `folder` by `records` (its new snapshot
     /// and what followed it); returns the keys whose visible value changed.
-    mutating func replace(recordsIn folder: DeviceID, with records: [JournalRecord]) -> Set<String> {
+    mutating func replace(recordsIn folder: DeviceID, with records: [JournalRecord]) -> Set<StoreKey> {
         var touched = Set((folders.removeValue(forKey: folder) ?? [:]).keys)
         for record in records {
             touched.formUnion(keepNewest(record, in: folder).map(\.key))
@@ -125,7 +125,7 @@ struct MergedState {
 
     /// Drops `folder`'s records stamped up to `time` (another folder adopted
     /// them); returns the keys whose visible value changed.
-    mutating func forget(recordsIn folder: DeviceID, upTo time: HLCTimestamp) -> Set<String> {
+    mutating func forget(recordsIn folder: DeviceID, upTo time: HLCTimestamp) -> Set<StoreKey> {
         let versions = folders[folder] ?? [:]
         guard versions.values.contains(where: { $0.stamp.time <= time }) else { return [] }
         return replace(recordsIn: folder, with: versions.compactMap { key, version in
@@ -134,7 +134,7 @@ struct MergedState {
     }
 
     /// Notes `record`'s changes as its folder's newest where they are; returns those.
-    private mutating func keepNewest(_ record: JournalRecord, in folder: DeviceID) -> [(key: String, version: Version)] {
+    private mutating func keepNewest(_ record: JournalRecord, in folder: DeviceID) -> [(key: StoreKey, version: Version)] {
         record.changes.compactMap { key, value in
             let version = Version(stamp: record.stamp, value: value, rank: value == nil ? nil : record.rank)
             if let newest = folders[folder]?[key], !version.beats(newest) { return nil }
@@ -144,7 +144,7 @@ struct MergedState {
     }
 
     /// Brings `visible` up to date after the winners of `touched` changed.
-    private mutating func updateVisible(_ touched: Set<String>) -> Set<String> {
+    private mutating func updateVisible(_ touched: Set<StoreKey>) -> Set<StoreKey> {
         guard !touched.isEmpty else { return [] }
         if setAside.isEmpty, let usage = QuotaRule.usage(usage, replacing: touched, of: visible, by: winners) {
             // Everything fits, as it did before: what oldest-first admits anyway.
@@ -176,7 +176,7 @@ struct MergedState {
     }
 
     /// The record that stores `version` of `key`.
-    private static func record(_ key: String, _ version: Version) -> JournalRecord {
+    private static func record(_ key: StoreKey, _ version: Version) -> JournalRecord {
         let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
         return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank)
     }

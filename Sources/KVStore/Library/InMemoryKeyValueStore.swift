@@ -13,11 +13,11 @@ import Synchronization
 public final class InMemoryKeyValueStore: KeyValueStore {
     /// Values with their sizes and the usage they add up to, kept together under one lock.
     private struct Contents {
-        var values: [String: PropertyListValue] = [:]
-        var sizes: [String: Int] = [:]
+        var values: [StoreKey: PropertyListValue] = [:]
+        var sizes: [StoreKey: Int] = [:]
         var usage = QuotaUsage()
 
-        mutating func put(_ value: PropertyListValue, forKey key: String, size: Int) {
+        mutating func put(_ value: PropertyListValue, forKey key: StoreKey, size: Int) {
             remove(key)
             values[key] = value
             sizes[key] = size
@@ -25,7 +25,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
             usage.bytes += size
         }
 
-        mutating func remove(_ key: String) {
+        mutating func remove(_ key: StoreKey) {
             guard let size = sizes.removeValue(forKey: key) else { return }
             values[key] = nil
             usage.keys -= 1
@@ -40,10 +40,10 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     public init() {}
 
     /// The value stored for `key`, or nil.
-    public func value(forKey key: String) -> PropertyListValue? { contents.withLock { $0.values[key] } }
+    public func value(forKey key: String) -> PropertyListValue? { contents.withLock { $0.values[StoreKey(key)] } }
 
     /// Every key and its value.
-    public var values: [String: PropertyListValue] { contents.withLock { $0.values } }
+    public var values: [StoreKey: PropertyListValue] { contents.withLock { $0.values } }
 
     /// What the store uses against its limits.
     public var usage: QuotaUsage { contents.withLock { $0.usage } }
@@ -52,6 +52,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     /// refusal changes nothing, posts QuotaViolationChange (before this
     /// returns, on the calling thread, as the sync-directory store does) and throws.
     public func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
         try QuotaUsage.checkKey(key)
         let size = FileForm.encode(value).count
         // Posted outside the lock: an observer may read the store.
@@ -65,6 +66,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 
     /// Removes `key`'s value; removing a missing key does nothing.
     public func removeValue(forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
         try QuotaUsage.checkKey(key)
         contents.withLock { $0.remove(key) }
     }
@@ -86,7 +88,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     ///   - changes: each key's new value; nil removes the key. Applied as
     ///     they come, without a quota check: the other device already passed it.
     ///   - reason: why, as Apple reports it; `.serverChange` by default.
-    public func simulateExternalChange(_ changes: [String: PropertyListValue?], reason: ChangeReason = .serverChange) {
+    public func simulateExternalChange(_ changes: [StoreKey: PropertyListValue?], reason: ChangeReason = .serverChange) {
         contents.withLock { contents in
             for (key, value) in changes {
                 if let value { contents.put(value, forKey: key, size: FileForm.encode(value).count) } else { contents.remove(key) }

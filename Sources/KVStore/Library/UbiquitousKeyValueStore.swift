@@ -115,10 +115,10 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     }()
 
     /// The value stored for `key`, or nil.
-    public func value(forKey key: String) -> PropertyListValue? { device.store.value(forKey: key) }
+    public func value(forKey key: String) -> PropertyListValue? { device.store.value(forKey: StoreKey(key)) }
 
     /// Every key and its value.
-    public var values: [String: PropertyListValue] { device.store.values }
+    public var values: [StoreKey: PropertyListValue] { device.store.values }
 
     /// What the store uses against its limits.
     public var usage: QuotaUsage { device.store.usage }
@@ -128,6 +128,7 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     /// QuotaViolationChange to the change log and posts it (before this
     /// returns, on the calling thread, as ``InMemoryKeyValueStore`` does).
     public func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
         try broadcaster.postingQuotaRefusal(of: key, by: self) { () throws(KVStoreError) in
             try device.store.set(value, forKey: key)
         }
@@ -135,7 +136,7 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
 
     /// Removes `key`'s value; removing a missing key does nothing.
     public func removeValue(forKey key: String) throws(KVStoreError) {
-        try device.store.removeValue(forKey: key)
+        try device.store.removeValue(forKey: StoreKey(key))
     }
 
     /// Flushes this device's journal to disk and reads other devices' new
