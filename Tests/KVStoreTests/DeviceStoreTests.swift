@@ -42,6 +42,31 @@ struct DeviceStoreTests {
         try openStore(root, device: "a").close()
     }
 
+    @Test("a compaction by another process of the device is followed: not taken for a vanished folder, nor compacted again")
+    func anotherProcesssCompactionIsFollowed() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let warnings = Warnings()
+        let open = { (warn: @escaping @Sendable (String) -> Void) in
+            try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-a"), deviceName: "a", warn: warn)
+        }
+        let first = try open(warnings.add)
+        let second = try open { _ in }
+        try first.set(.integer(1), forKey: "k")
+        second.refresh()
+        second.compact()
+        first.refresh()
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+        let folder = root.sub("sync/devices/\(first.deviceID.hex)").path
+        let files = { try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("journal-") || $0.hasPrefix("snapshot-") }.sorted() }
+        #expect(try files() == [DeviceFolder.segmentName(2), DeviceFolder.snapshotName(2)])
+        try first.set(.integer(2), forKey: "k")
+        second.refresh()
+        #expect(second.value(forKey: "k") == .integer(2))
+        #expect(try files() == [DeviceFolder.segmentName(2), DeviceFolder.snapshotName(2)], "the first appended to the second's new segment")
+        for store in [first, second] { store.close() }
+    }
+
     @Test func typedWritesAndRefusalsChangeNothing() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }

@@ -183,12 +183,15 @@ final class JournalWriter {
     var shouldCompact: Bool { segmentBytes > max(compactionFloor, 2 * snapshotBytes) }
 
     /// Whether the segment being appended to is still in the folder (someone
-    /// may have deleted the folder, or a synchronizer propagated a deletion).
-    /// A writer that refuses writes has nothing to put back.
+    /// may have deleted the folder, or a synchronizer propagated a deletion),
+    /// or a later one: another process of this device compacted, and this
+    /// one follows it at its next append (``follow(_:)``). A writer that
+    /// refuses writes has nothing to put back.
     var isInPlace: Bool {
         guard handle != nil else { return true }
-        let current = (try? folder.open()) ?? nil
-        return current?.entry(DeviceFolder.segmentName(generation))?.type == .regular
+        guard let current = (try? folder.open()) ?? nil else { return false }
+        if current.entry(DeviceFolder.segmentName(generation))?.type == .regular { return true }
+        return folder.listing().segments.contains { $0 > generation }
     }
 
     /// Whether another process has claimed this device's folder, so this one writes no more.
