@@ -145,7 +145,7 @@ final class Compactor: Sendable {
             TombstoneCollection.Peer(progress: state.sync.progress(of: peer), readUpTo: state.mergedUpTo(peer),
                                      newest: state.merged.folders[peer] ?? [:])
         }
-        let collectable = TombstoneCollection.collectable(tombstones, of: device, peers: peers)
+        let collectable = TombstoneCollection.collectable(tombstones, of: device, latest: state.ownLatest, peers: peers)
         let kept = current.filter { record in
             if case let .remove(key) = record.operation { return !collectable.contains(key) }
             return true

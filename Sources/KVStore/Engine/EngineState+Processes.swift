@@ -29,8 +29,10 @@ extension EngineState {
     mutating func readOwnFolder() -> Set<StoreKey> {
         guard let reader = readers[deviceID] else { return [] }
         let batch = reader.readAll()
-        if let latest = batch.latest { ownLatest = max(ownLatest ?? latest, latest) }
-        return merge(batch, from: deviceID)
+        let changed = merge(batch, from: deviceID)
+        // As at open: a record stamped past the clock's horizon is not this device's latest (``OwnRecordsAhead``).
+        if let latest = latestAdmitted(batch, of: deviceID) { ownLatest = max(ownLatest ?? latest, latest) }
+        return changed
     }
 
     /// Makes this process the one of the device that appends to the journal

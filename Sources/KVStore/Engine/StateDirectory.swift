@@ -66,6 +66,7 @@ final class StateDirectory: Sendable {
         self.path = path
         let folder = try Folder.open(path, create: !readOnly, writable: !readOnly)
         self.folder = folder
+        folder?.removeStaleTemporaries()
         if let folder, !readOnly {
             journalLock = try FileLock("journal.lock", in: folder)
             compactionLock = try FileLock("compaction.lock", in: folder)

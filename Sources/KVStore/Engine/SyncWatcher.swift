@@ -71,10 +71,12 @@ public final class SyncWatcher: Sendable {
     /// folder, this device's own included (its other processes write there).
     /// Called after every wake-up, so that a folder that appeared (a new
     /// device) or was made again is watched before the refresh reads it;
-    /// adding a watch that exists is a no-op.
+    /// adding a watch that exists is a no-op. The folders are the ones the
+    /// store reads, below the sync directory it holds (``HeldFolder``), even
+    /// once its path names another.
     private func watchFolders() {
         guard inotify >= 0 else { return }
-        let root = store.syncDirectory.path
+        let root = store.sync.root.stablePath
         let devices = root + "/devices"
         let changes = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
         _ = inotify_add_watch(inotify, root, changes)  // the user's path: a link to the folder is theirs
