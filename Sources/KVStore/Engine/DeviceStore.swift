@@ -53,6 +53,8 @@ public final class DeviceStore: Sendable {
     let notifier: ChangeNotifier
     /// What the log says of other devices' health.
     let health: HealthMonitor
+    /// What the device folders show on disk, looked at without `engine`'s lock (for the refresh and the status).
+    let survey: FolderSurvey
     /// The once-a-second fsync, progress and health check.
     let ticker: Ticker
 
@@ -144,6 +146,7 @@ public final class DeviceStore: Sendable {
         compactor = Compactor(lock: state.compactionLock, warn: warn)
         progress = ProgressPublisher(sync: sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
+        survey = FolderSurvey(sync: sync)
         ticker = Ticker()
         notifier.changeLog.setWriting(state.isPrimary)
         // Its snapshot is written now, so that other devices follow this folder again.
