@@ -36,7 +36,9 @@ extension DeviceStore {
     /// Publishes how far this device has read the others soon, if that moved
     /// (``ProgressPublisher/publishPromptly(_:then:)``), and then tells the
     /// commit listeners, which carry this device's folder to other machines.
+    /// Only the device's primary process publishes, as it does on schedule.
     func publishProgressPromptly() {
+        guard state.isPrimary else { return }
         progress.publishPromptly({ [weak self] in
             self?.engine.withLock { $0.isClosed ? nil : $0.readProgress() }
         }, then: { [weak self] in

@@ -18,6 +18,12 @@ struct EngineState {
     var merged: MergedState
     /// Appends this device's records to its folder.
     var writer: JournalWriter
+    /// Held while this device's journal grows, by whichever of its processes
+    /// appends (``startAppending()``); nil when the store was opened read-only.
+    let journalLock: FileLock?
+    /// What the device's other processes wrote that this one read while
+    /// appending, for the store to report once it lets go of the lock.
+    var fromOtherProcesses = OtherProcessesWrites()
     /// A reader per device folder that is read, this device's own included.
     var readers: [DeviceID: DeviceFolderReader] = [:]
     /// Other devices' records stamped too far ahead of this device's clock, for later.
@@ -49,10 +55,11 @@ struct EngineState {
     /// `ownReader` read it (`own`), then every other device's.
     ///
     /// - Parameter lastOwnStamp: the latest own stamp the state directory noted.
-    init(context: StoreContext, writer: JournalWriter, ownReader: DeviceFolderReader, own: DeviceFolderReader.Batch,
-         storeID: String, lastOwnStamp: HLCTimestamp?) {
+    init(context: StoreContext, writer: JournalWriter, journalLock: FileLock?, ownReader: DeviceFolderReader,
+         own: DeviceFolderReader.Batch, storeID: String, lastOwnStamp: HLCTimestamp?) {
         self.context = context
         self.writer = writer
+        self.journalLock = journalLock
         self.storeID = storeID
         merged = MergedState(owner: context.deviceID)
         readers[context.deviceID] = ownReader
@@ -109,7 +116,9 @@ struct EngineState {
     /// Stamps `operations` and appends them to this device's journal in one
     /// write(2): the one place where the journal grows, but for a
     /// compaction's new segment. Reached from ``write(_:refusing:)``, and
-    /// from ``rewriteOwnRecordsAhead()``, which appends again records acknowledged before.
+    /// from ``rewriteOwnRecordsAhead()``, which appends again records
+    /// acknowledged before; both within ``startAppending()``: the clock has
+    /// passed every record of the device's other processes.
     mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         var records: [JournalRecord] = []
         var written: [StoreKey: Stamp] = [:]  // the current version of a key an earlier operation of these wrote
@@ -119,8 +128,11 @@ struct EngineState {
             for change in record.changes { written[change.key] = record.stamp }
             records.append(record)
         }
-        try writer.append(records)
+        let bytes = try writer.append(records)
         ownLatest = records.last?.stamp.time ?? ownLatest
+        if let reader = readers[deviceID], let latest = ownLatest, reader.segmentGeneration == writer.generation {
+            reader.advance(pastOwnAppend: bytes, latest: latest)
+        }
         return records
     }
 
