@@ -8,6 +8,7 @@ extension EngineState {
     /// store keeps what they held (``DeviceStore/adoptVanished(_:)``) once it
     /// has let go of the lock, for that takes a compaction.
     mutating func readOtherDevices() -> (changed: Set<String>, vanished: [DeviceID]) {
+        retentionRead = nil  // a device may have set another since: read again when next asked
         var changed = releaseHeldBack()
         let present = sync.devices()
         for device in present where device != deviceID {
@@ -27,6 +28,7 @@ extension EngineState {
     /// what that folder holds of its records that another folder adopted;
     /// returns the keys whose visible entry changed.
     mutating func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<String> {
+        history.take(batch, from: device)
         var records = admit(batch, from: device)
         if let adopted = adoptedUpTo[device] { records.removeAll { $0.stamp.time <= adopted } }
         return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsIn: device, with: records)

@@ -22,6 +22,10 @@ struct EngineState {
     var readers: [DeviceID: DeviceFolderReader] = [:]
     /// Other devices' records stamped too far ahead of this device's clock, for later.
     var heldBack = HeldBackRecords()
+    /// What history knows of the versions the folders hold (values stay in the files).
+    var history = HistoryIndex()
+    /// The store's retention setting as last read from the folders, and when (``retentionSetting()``).
+    var retentionRead: (setting: RetentionSetting?, at: ContinuousClock.Instant)?
     /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
     var adoptions: [DeviceID: [DeviceID: Adoption]] = [:]
     /// Per adopted device, the stamp up to which its own folder's records are ignored: the adoptions in force here.
@@ -112,7 +116,7 @@ struct EngineState {
             records.append(JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
                                          rank: rankKept(by: operation)))
         }
-        try writer.append(records)
+        history.add(zip(records, try writer.append(records)), in: deviceID)
         ownLatest = records.last?.stamp.time ?? ownLatest
         return records
     }

@@ -93,9 +93,12 @@ struct MergedState {
     private(set) var setAside: Set<String> = []
     /// What the visible keys use.
     private(set) var usage = QuotaUsage()
+    /// Changes with every merge, so that what is worked out from the winners can be kept until then.
+    private(set) var revision: UInt64 = 0
 
     /// Merges records read from (or appended to) `folder`; returns the keys whose visible value changed.
     mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<String> {
+        revision &+= 1
         var touched: Set<String> = []
         for record in records {
             for (key, version) in keepNewest(record, in: folder) {
@@ -110,6 +113,7 @@ struct MergedState {
     /// Replaces everything read from `folder` by `records` (its new snapshot
     /// and what followed it); returns the keys whose visible value changed.
     mutating func replace(recordsIn folder: DeviceID, with records: [JournalRecord]) -> Set<String> {
+        revision &+= 1
         var touched = Set((folders.removeValue(forKey: folder) ?? [:]).keys)
         for record in records {
             touched.formUnion(keepNewest(record, in: folder).map(\.key))
@@ -176,7 +180,7 @@ struct MergedState {
     }
 
     /// The record that stores `version` of `key`.
-    private static func record(_ key: String, _ version: Version) -> JournalRecord {
+    static func record(_ key: String, _ version: Version) -> JournalRecord {
         let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
         return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank)
     }
