@@ -18,6 +18,7 @@ extension KeyFileSystem {
     static let keyFileOptions: OpenOptions = [.directIO]
 
     public func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+        if HistoryNodes.contains(inode) { return try openVersion(inode, flags: flags) }
         if let control = ControlFile(inode) {
             if flags.isWritable { throw .EACCES }
             // The status is read as one document, as it was at open; the log is read live (see `read`).

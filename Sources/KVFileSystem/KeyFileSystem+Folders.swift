@@ -10,6 +10,8 @@ extension KeyFileSystem {
         case NodeTable.controlFolder:
             entries = [DirectoryEntry(name: ".", inode: inode, type: .directory), DirectoryEntry(name: "..", inode: .root, type: .directory)]
                 + [ControlFile.status, .changeLog].map { DirectoryEntry(name: $0.name, inode: $0.inode, type: .regular) }
+                + [DirectoryEntry(name: Self.historyFolderName, inode: HistoryNodes.folder, type: .directory)]
+        case _ where HistoryNodes.contains(inode): entries = try historyEntries(inode)
         default: throw .ENOTDIR
         }
         return lock.withLock {
@@ -48,6 +50,9 @@ extension KeyFileSystem {
 
     /// Drops the listing. Its signature must be FUSEKit's exactly (no `request:`).
     public func releasedir(_ inode: InodeNumber, handle: UInt64) {
-        _ = lock.withLock { directories.removeValue(forKey: handle) }
+        lock.withLock {
+            let entries = directories.removeValue(forKey: handle)
+            if HistoryNodes.contains(inode), let entries { historyNodes.forgetUnlooked(entries.map(\.inode)) }
+        }
     }
 }

@@ -28,9 +28,11 @@ extension KeyFileSystem {
             switch name {
             case "status": return entry(try getattr(NodeTable.status, handle: nil, request: request))
             case "changes.log": return entry(try getattr(NodeTable.changeLog, handle: nil, request: request))
+            case Self.historyFolderName: return entry(try historyAttributes(HistoryNodes.folder))
             default: return .negative(timeout: 0)
             }
         }
+        if HistoryNodes.contains(parent) { return try lookupHistory(parent: parent, name: name) }
         guard parent == .root else { throw .ENOTDIR }
         lock.lock()
         defer { lock.unlock() }
@@ -60,7 +62,9 @@ extension KeyFileSystem {
     }
 
     public func forget(_ inode: InodeNumber, lookups: UInt64) {
-        lock.withLock { nodes.forget(inode, count: lookups) }
+        lock.withLock {
+            if HistoryNodes.contains(inode) { historyNodes.forget(inode, count: lookups) } else { nodes.forget(inode, count: lookups) }
+        }
     }
 
     public func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: Request) throws(Errno) -> CreateReply {

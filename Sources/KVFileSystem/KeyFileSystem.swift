@@ -33,6 +33,9 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     var files: [UInt64: OpenFile] = [:]
     var directories: [UInt64: [DirectoryEntry]] = [:]
     var nextHandle: UInt64 = 1
+    /// The inodes of `.kvfs/history/`, and the keys' listings last made there.
+    var historyNodes = HistoryNodes()
+    var historyListings: [String: HistoryListing] = [:]
     /// How flush asks whether a process still holds a file open; nil until ``mounted(at:)``.
     var processFiles: ProcessFiles?
 

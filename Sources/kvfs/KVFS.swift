@@ -21,6 +21,7 @@ struct KVFS: ParsableCommand {
             MountCommand.self, UnmountCommand.self, StatusCommand.self,
             GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, ChangesCommand.self,
             DevicesCommand.self, RetireCommand.self, StoresCommand.self, ExportCommand.self, ImportCommand.self,
+            HistoryCommand.self, RestoreCommand.self, UndeleteCommand.self, RetentionCommand.self,
         ]
     )
 

@@ -15,13 +15,21 @@ enum StoreRequest: Codable, Sendable {
     case export
     /// A property-list dictionary, checked by ``importable(_:)``.
     case `import`(document: Data)
+    /// A key's versions, as a JSON array of ``HistoryLine``.
+    case history(key: String)
+    /// Writes a key's version, as `history` names it, as its new version.
+    case restore(key: String, version: String)
+    /// Writes the newest value a removed key had as its new version.
+    case undelete(key: String)
+    /// Prints the store's history retention; sets it first when either limit is given.
+    case retention(days: Int?, bytes: Int?)
 
     /// The keys a successful request changed, whose cached files a mount must drop.
     var changedKeys: [String] {
         switch self {
-        case let .set(key, _, _), let .remove(key): [key]
+        case let .set(key, _, _), let .remove(key), let .restore(key, _), let .undelete(key): [key]
         case let .import(document): Self.importedKeys(document)
-        case .get, .list, .status, .retire, .export: []
+        case .get, .list, .status, .retire, .export, .history, .retention: []
         }
     }
 
@@ -29,8 +37,9 @@ enum StoreRequest: Codable, Sendable {
     /// (nothing created or written, so a read-only sync directory serves).
     var onlyReads: Bool {
         switch self {
-        case .get, .list, .status, .export: true
-        case .set, .remove, .retire, .import: false
+        case .get, .list, .status, .export, .history: true
+        case let .retention(days, bytes): days == nil && bytes == nil
+        case .set, .remove, .retire, .import, .restore, .undelete: false
         }
     }
 
@@ -71,6 +80,8 @@ enum StoreRequest: Codable, Sendable {
         case let .import(document):
             try store.setValues(try Self.dictionary(in: document))
             return Data()
+        case .history, .restore, .undelete, .retention:
+            return try historyOutput(of: store)
         }
     }
 
