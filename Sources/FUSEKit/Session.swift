@@ -98,25 +98,30 @@ public struct LoopConfiguration: Hashable, Sendable {
 /// Daemonizing is the caller's business (FUSEKit never calls `fuse_daemonize`).
 /// All methods may be called from any thread.
 public final class FUSESession: @unchecked Sendable {
-    // @unchecked: `state`, `mountPath`, `stopRequested` are only touched with
-    // `lock` held; `session` and `operations` are set once in init and freed
-    // in deinit, when no other thread can hold a reference.
+    // @unchecked: `session` is a pointer libfuse's calls take from any thread;
+    // it and `operations` are set once in init and freed in deinit, when no
+    // other thread can hold a reference. The rest is in `lifecycle`.
 
-    private enum State { case created, mounted, running, finished }
+    /// Where the session stands, behind its lock.
+    private struct Lifecycle: Sendable {
+        enum State { case created, mounted, running, finished }
+        var state = State.created
+        var mountPath: String?
+        /// This connection's folder in fusectl (`/sys/fs/fuse/connections/N`,
+        /// N the mount's device number from mountinfo), found after mounting.
+        var connection: FuseControl.Connection?
+        /// The mount point with links resolved, as mountinfo names it.
+        var canonicalMountPath: String?
+        var stopRequested = false
+
+        var isConnected: Bool { state == .mounted || state == .running }
+    }
 
     /// libfuse's session (`struct fuse_session *`).
     private let session: OpaquePointer
     /// The filesystem, kept alive for the session's userdata pointer.
     private let operations: OperationsBox
-    private let lock = ReadWriteLock()
-    private var state = State.created
-    private var mountPath: String?
-    /// This connection's folder in fusectl (`/sys/fs/fuse/connections/N`,
-    /// N the mount's device number from mountinfo), found after mounting.
-    private var connection: FuseControl.Connection?
-    /// The mount point with links resolved, as mountinfo names it.
-    private var canonicalMountPath: String?
-    private var stopRequested = false
+    private let lifecycle = ReadWriteLocked(Lifecycle())
 
     /// Creates a session for `fileSystem` (`fuse_session_new`), not yet mounted.
     ///
@@ -138,32 +143,32 @@ public final class FUSESession: @unchecked Sendable {
     }
 
     deinit {
-        if state == .mounted { fuse_session_unmount(session) }
+        if lifecycle.withReadLock({ $0.state == .mounted }) { fuse_session_unmount(session) }
         fuse_session_destroy(session)
     }
 
     /// The path this session is (or was last) mounted at.
-    public var mountPoint: String? { lock.withReadLock { mountPath } }
+    public var mountPoint: String? { lifecycle.withReadLock { $0.mountPath } }
 
     /// Whether the filesystem is mounted: from ``mount(at:)`` until ``run(_:)`` has unmounted it.
-    public var isMounted: Bool { lock.withReadLock { state == .mounted || state == .running } }
+    public var isMounted: Bool { lifecycle.withReadLock { $0.isConnected } }
 
     /// Mounts the filesystem at `path`, an existing directory
     /// (`fuse_session_mount`). Requests wait in the kernel until ``run(_:)``.
     ///
     /// - Throws: `EBUSY` if already mounted once; the `mount(2)` error, or `EIO`, if mounting fails.
     public func mount(at path: String) throws(Errno) {
-        try lock.withWriteLock { () throws(Errno) in
-            guard state == .created else { throw .EBUSY }
+        try lifecycle.withWriteLock { (lifecycle: inout Lifecycle) throws(Errno) in
+            guard lifecycle.state == .created else { throw .EBUSY }
             let canonical = MountTable.canonical(path)
             errno = 0
             guard fuse_session_mount(session, path) == 0 else {
                 throw errno == 0 ? .EIO : .current
             }
-            mountPath = path
-            canonicalMountPath = canonical
-            connection = MountTable.fuseConnection(at: canonical).flatMap(FuseControl.Connection.init)
-            state = .mounted
+            lifecycle.mountPath = path
+            lifecycle.canonicalMountPath = canonical
+            lifecycle.connection = MountTable.fuseConnection(at: canonical).flatMap(FuseControl.Connection.init)
+            lifecycle.state = .mounted
         }
     }
 
@@ -178,10 +183,10 @@ public final class FUSESession: @unchecked Sendable {
     ///
     /// - Throws: `EINVAL` if not mounted or already run; the loop's error if it failed.
     public func run(_ configuration: LoopConfiguration = .multiThreaded()) throws(Errno) {
-        let stopEarly = try lock.withWriteLock { () throws(Errno) -> Bool in
-            guard state == .mounted else { throw .EINVAL }
-            state = .running
-            return stopRequested
+        let stopEarly = try lifecycle.withWriteLock { (lifecycle: inout Lifecycle) throws(Errno) -> Bool in
+            guard lifecycle.state == .mounted else { throw .EINVAL }
+            lifecycle.state = .running
+            return lifecycle.stopRequested
         }
         var result: Int32 = 0
         if !stopEarly {
@@ -196,9 +201,9 @@ public final class FUSESession: @unchecked Sendable {
                 fuse_loop_cfg_destroy(config)
             }
         }
-        lock.withWriteLock {
+        lifecycle.withWriteLock { lifecycle in
             fuse_session_unmount(session)
-            state = .finished
+            lifecycle.state = .finished
         }
         SignalStopper.shared.unregister(self)
         // libfuse returns -errno on failure, or the number of the signal that ended it.
@@ -222,15 +227,16 @@ public final class FUSESession: @unchecked Sendable {
     /// (`/sys/fs/fuse/connections/N/abort`): the loop ends, and the copies
     /// answer `ENOTCONN`.
     public func stop() {
-        let target: (path: String, canonical: String, connection: FuseControl.Connection?)? = lock.withWriteLock {
-            stopRequested = true
-            guard state == .running, let mountPath, let canonicalMountPath else { return nil }
+        let target: (path: String, canonical: String, connection: FuseControl.Connection?)? = lifecycle.withWriteLock { lifecycle in
+            lifecycle.stopRequested = true
+            guard lifecycle.state == .running, let mountPath = lifecycle.mountPath,
+                  let canonicalMountPath = lifecycle.canonicalMountPath else { return nil }
             // A connection the kernel already ended (the loop read ENODEV and
             // set the exit flag) needs nothing more; and its number may
             // already belong to a newer mount, which an abort would kill.
             let ended = fuse_session_exited(session) != 0
             fuse_session_exit(session)
-            return ended ? nil : (mountPath, canonicalMountPath, connection)
+            return ended ? nil : (mountPath, canonicalMountPath, lifecycle.connection)
         }
         guard let target else { return }
         if let connection = target.connection, MountTable.fuseConnection(at: target.canonical) != connection.number {
@@ -261,8 +267,8 @@ public final class FUSESession: @unchecked Sendable {
 
     /// Calls `body` with libfuse's session while it is connected, for notifications.
     func withConnectedSession(_ body: (OpaquePointer) -> Int32) -> Errno? {
-        let result: Int32 = lock.withReadLock {
-            guard state == .mounted || state == .running else { return -ENOTCONN }
+        let result: Int32 = lifecycle.withReadLock { lifecycle in
+            guard lifecycle.isConnected else { return -ENOTCONN }
             return body(session)
         }
         return result == 0 ? nil : Errno(-result)

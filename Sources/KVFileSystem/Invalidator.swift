@@ -46,7 +46,7 @@ extension KeyFileSystem {
     /// missing), and the listing.
     func keysChanged(_ keys: some Collection<String>) {
         let names = keys.map(FileName.encode)
-        let inodes = lock.withLock { names.compactMap(nodes.inode(of:)) }
+        let inodes = tables.withLock { tables in names.compactMap(tables.nodes.inode(of:)) }
         for inode in inodes { invalidator.invalidate(inode: inode) }
         for name in names { invalidator.invalidate(name: name) }
         invalidator.invalidateListing()

@@ -274,7 +274,7 @@ public struct MountError: Error, CustomStringConvertible {
 extension KeyFileSystem {
     /// Commits every open buffer: the mount is going away.
     func commitAll() {
-        let handles = lock.withLock { Array(files.keys) }
+        let handles = tables.withLock { Array($0.files.keys) }
         for handle in handles { try? commit(handle) }
         try? store.flush()
     }

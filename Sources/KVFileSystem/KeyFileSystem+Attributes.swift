@@ -9,24 +9,27 @@ extension KeyFileSystem {
         if HistoryNodes.contains(inode) { return try historyAttributes(inode) }
         if let control = ControlFile(inode) {
             // Read-only, and never cached: `tail -f` sees the log grow.
-            return AttributeReply(fileAttributes(inode, size: control.content(of: store).count, modified: .now(), writable: false), timeout: 0)
+            let file = controlFiles[control]
+            let size = file.size(for: handle, asker: request.context.pid)
+            return AttributeReply(fileAttributes(inode, size: size, modified: file.modified, writable: false), timeout: 0)
         }
-        lock.lock()
-        defer { lock.unlock() }
-        if let handle, let file = files[handle], file.writable {
-            return AttributeReply(fileAttributes(inode, size: file.content.count, modified: .now()), timeout: 0)
+        return try tables.withLock { tables throws(Errno) in
+            if let handle, let file = tables.files[handle], file.writable {
+                return AttributeReply(fileAttributes(inode, size: file.content.count, modified: .now()), timeout: 0)
+            }
+            guard let name = tables.nodes.name(of: inode) else { throw .ENOENT }
+            let timeout = tables.attributeTimeout(of: inode)
+            if let file = tables.scratch[name] {
+                return AttributeReply(fileAttributes(inode, size: file.content.count, modified: file.modified), timeout: timeout)
+            }
+            if let value = FileName.decode(name).flatMap(store.entry(forKey:)) {
+                return AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)), timeout: timeout)
+            }
+            if let size = tables.pendingSize(of: inode, for: request.context.pid) {
+                return AttributeReply(fileAttributes(inode, size: size, modified: .now()), timeout: 0)
+            }
+            throw .ENOENT
         }
-        guard let name = nodes.name(of: inode) else { throw .ENOENT }
-        if let file = scratch[name] {
-            return AttributeReply(fileAttributes(inode, size: file.content.count, modified: file.modified), timeout: attributeTimeout(of: inode))
-        }
-        if let value = FileName.decode(name).flatMap(store.entry(forKey:)) {
-            return AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)), timeout: attributeTimeout(of: inode))
-        }
-        if let size = pendingSize(of: inode, for: request.context.pid) {
-            return AttributeReply(fileAttributes(inode, size: size, modified: .now()), timeout: 0)
-        }
-        throw .ENOENT
     }
 
     /// Size changes truncate (an open buffer, or the stored value through a
@@ -41,22 +44,20 @@ extension KeyFileSystem {
     }
 
     private func truncate(_ inode: InodeNumber, to size: Int, handle: UInt64?) throws(Errno) {
-        let temporary: UInt64 = try locked { () throws(Errno) in
-            try checkSize(size, of: inode)
-            if let handle, let file = files[handle], file.writable {
+        let temporary: UInt64 = try tables.withLock { tables throws(Errno) in
+            try tables.checkSize(size, of: inode)
+            if let handle, let file = tables.files[handle], file.writable {
                 file.resize(to: size)
                 return 0
             }
             // truncate(2) by path: a short-lived buffer, committed at once.
-            guard let name = nodes.name(of: inode) else { throw .ENOENT }
-            let content = scratch[name]?.content ?? FileName.decode(name).flatMap(store.entry(forKey:))?.content
-            guard let content else { throw .ENOENT }
+            guard let name = tables.nodes.name(of: inode), let content = tables.content(of: name) else { throw .ENOENT }
             let file = OpenFile(inode: inode, flags: .readWrite, content: content)
             file.resize(to: size)
-            return register(file)
+            return tables.register(file)
         }
         guard temporary != 0 else { return }
-        defer { _ = lock.withLock { files.removeValue(forKey: temporary) } }
+        defer { tables.withLock { _ = $0.files.removeValue(forKey: temporary) } }
         try commit(temporary)
     }
 

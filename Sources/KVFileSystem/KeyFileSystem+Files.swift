@@ -5,10 +5,6 @@ import Glibc
 #endif
 
 extension KeyFileSystem {
-    /// The most memory editors' scratch files may take together, in the
-    /// folder and in open buffers: past it a write answers ENOSPC, as a full disk does.
-    static let maxScratchBytes = 64 << 20
-
     /// How every key and scratch file is opened: direct I/O, so each read is
     /// served from the handle's own buffer. The kernel's page cache is one per
     /// file and writers' writes (and O_TRUNC, which sets the cached size to 0)
@@ -21,23 +17,21 @@ extension KeyFileSystem {
         if HistoryNodes.contains(inode) { return try openVersion(inode, flags: flags) }
         if let control = ControlFile(inode) {
             if flags.isWritable { throw .EACCES }
-            // The status is read as one document, as it was at open; the log is read live (see `read`).
-            let file = OpenFile(inode: inode, flags: flags, content: control == .status ? control.content(of: store) : [])
-            return OpenReply(handle: lock.withLock { register(file) }, options: [.directIO, .noFlush])
+            let handle = tables.withLock { $0.newHandle() }
+            controlFiles[control].open(handle, opener: request.context.pid)
+            return OpenReply(handle: handle, options: [.directIO, .noFlush])
         }
-        return try locked { () throws(Errno) in
-            guard let name = nodes.name(of: inode) else { throw .ENOENT }
+        return try tables.withLock { tables throws(Errno) in
+            guard let name = tables.nodes.name(of: inode) else { throw .ENOENT }
             let content: [UInt8]
-            if let file = scratch[name] {
-                content = file.content
-            } else if let value = FileName.decode(name).flatMap(store.entry(forKey:)) {
-                content = value.content
-            } else if hasWriter(inode) {
+            if let stored = tables.content(of: name) {
+                content = stored
+            } else if tables.hasWriter(inode) {
                 content = []  // created, not yet committed: empty to all but its writer
             } else {
                 throw .ENOENT
             }
-            let handle = register(OpenFile(inode: inode, flags: flags, content: content, opener: request.context.pid))
+            let handle = tables.register(OpenFile(inode: inode, flags: flags, content: content, opener: request.context.pid))
             // A reader's close has nothing to commit: no FLUSH round trip for it.
             return OpenReply(handle: handle, options: flags.isWritable ? Self.keyFileOptions : Self.keyFileOptions.union(.noFlush))
         }
@@ -45,55 +39,35 @@ extension KeyFileSystem {
 
     public func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: Request,
                      reply: (UnsafeRawBufferPointer) -> Void) throws(Errno) {
-        if ControlFile(inode) == .changeLog {
-            // Read live, not from a snapshot at open: `tail -f` keeps its descriptor and reads what was appended.
-            OpenFile.read(ControlFile.changeLog.content(of: store), offset: Int(offset), size: size, reply: reply)
+        if let control = ControlFile(inode) {
+            controlFiles[control].read(handle, offset: Int(offset), size: size, reply: reply)
             return
         }
-        lock.lock()
-        defer { lock.unlock() }
-        guard let file = files[handle] else { throw .EBADF }
-        file.read(offset: Int(offset), size: size, reply: reply)
+        // The buffer is copied on write, so a read serves its content as it was, without the lock.
+        let content = try tables.withLock { tables throws(Errno) in
+            guard let file = tables.files[handle] else { throw .EBADF }
+            return file.content
+        }
+        OpenFile.read(content, offset: Int(offset), size: size, reply: reply)
     }
 
     public func write(_ inode: InodeNumber, handle: UInt64, offset: Int64, bytes: UnsafeRawBufferPointer,
                       request: Request) throws(Errno) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let file = files[handle], file.writable else { throw .EBADF }
-        if let refusal = file.refusal { throw refusal }
-        let newSize = max(file.content.count, (file.append ? file.content.count : Int(offset)) + bytes.count)
-        do throws(Errno) {
-            try checkSize(newSize, of: inode, handle: handle)
-        } catch {
-            file.refusal = error  // the writes before this one are not a value to commit
-            throw error
+        // libfuse's buffer, valid for this call, which copies from it before it returns.
+        nonisolated(unsafe) let bytes = bytes
+        return try tables.withLock { tables throws(Errno) in
+            guard let file = tables.files[handle], file.writable else { throw .EBADF }
+            if let refusal = file.refusal { throw refusal }
+            let newSize = max(file.content.count, (file.append ? file.content.count : Int(offset)) + bytes.count)
+            do throws(Errno) {
+                try tables.checkSize(newSize, of: inode, handle: handle)
+            } catch {
+                file.refusal = error  // the writes before this one are not a value to commit
+                throw error
+            }
+            file.write(bytes, at: Int(offset))
+            return bytes.count
         }
-        file.write(bytes, at: Int(offset))
-        return bytes.count
-    }
-
-    /// EDQUOT as soon as a key's buffer would pass a limit once committed;
-    /// ENOSPC as soon as scratch files would take more than their share of
-    /// memory. `handle` is the buffer growing to `size`, if any. Called with the lock held.
-    func checkSize(_ size: Int, of inode: InodeNumber, handle: UInt64? = nil) throws(Errno) {
-        guard let name = nodes.name(of: inode) else { return }
-        if scratch[name] != nil {
-            if scratchBytes(besides: handle) + size > Self.maxScratchBytes { throw .ENOSPC }
-            return
-        }
-        guard let key = FileName.decode(name) else { return }
-        do { try store.checkQuota(forKey: key, size: size) } catch { throw Errno(error) }
-    }
-
-    /// The memory scratch files take: their stored content and every open
-    /// writable buffer of one, but `handle`'s. Called with the lock held.
-    private func scratchBytes(besides handle: UInt64?) -> Int {
-        let stored = scratch.values.reduce(0) { $0 + $1.content.count }
-        let buffers = files.lazy.filter { $0.key != handle && $0.value.writable }
-            .filter { self.nodes.name(of: $0.value.inode).map { self.scratch[$0] != nil } ?? true }
-            .reduce(0) { $0 + $1.value.content.count }
-        return stored + buffers
     }
 
     /// Commits the buffer: every close commits, except a close after which
@@ -102,10 +76,11 @@ extension KeyFileSystem {
     /// O_CREAT (see ``ProcessFiles``): that bare truncation waits for the
     /// close that ends the redirection, or for `RELEASE` when `/proc` cannot tell.
     public func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: Request) throws(Errno) {
-        let (bare, opener, processFiles): (Bool, pid_t, ProcessFiles?) = lock.withLock {
-            guard let file = files[handle] else { return (false, 0, nil) }
-            return (file.dirty && !file.written, file.opener, self.processFiles)
+        let (bare, opener): (Bool, pid_t) = tables.withLock { tables in
+            guard let file = tables.files[handle] else { return (false, 0) }
+            return (file.dirty && !file.written, file.opener)
         }
+        let processFiles = processFiles.withLock { $0 }
         let mustWait = bare && processFiles?.mustWait(inode.rawValue, closer: request.context.pid, opener: opener) != false
         try commit(handle, onlyWritten: mustWait)
     }
@@ -118,8 +93,9 @@ extension KeyFileSystem {
     /// Commits what is left (a bare O_TRUNC or O_CREAT whose last close was
     /// not this process's, see ``flush``) and drops the buffer.
     public func release(_ inode: InodeNumber, handle: UInt64, flags: OpenFlags) {
+        if let control = ControlFile(inode) { return controlFiles[control].release(handle) }
         try? commit(handle)
-        _ = lock.withLock { files.removeValue(forKey: handle) }
+        tables.withLock { _ = $0.files.removeValue(forKey: handle) }
     }
 
     /// Commits a buffer with writes in it: a scratch file's to memory, a key's to the store.
@@ -142,32 +118,33 @@ extension KeyFileSystem {
     }
 
     private func commitBuffer(_ handle: UInt64, onlyWritten: Bool) throws(Errno) {
-        let pending: (key: String?, file: OpenFile, bare: Bool)? = try locked { () throws(Errno) in
-            guard let file = files[handle] else { return nil }
+        typealias Pending = (key: String?, inode: InodeNumber, content: [UInt8], bare: Bool)
+        let pending: Pending? = try tables.withLock { tables throws(Errno) in
+            guard let file = tables.files[handle] else { return nil }
             if let refusal = file.refusal { throw refusal }
             guard file.dirty, file.written || !onlyWritten else { return nil }
             let bare = !file.written
             file.dirty = false
             file.written = false
-            guard let name = nodes.name(of: file.inode) else { return nil }  // unlinked while open
-            if scratch[name] != nil {
-                scratch[name] = (file.content, .now())
-                return (nil, file, bare)
+            guard let name = tables.nodes.name(of: file.inode) else { return nil }  // unlinked while open
+            if tables.scratch[name] != nil {
+                tables.scratch[name] = (file.content, .now())
+                return (nil, file.inode, file.content, bare)
             }
-            return (try Self.key(for: name), file, bare)
+            return (try Self.key(for: name), file.inode, file.content, bare)
         }
-        guard let (key, file, bare) = pending else { return }
+        guard let (key, inode, content, bare) = pending else { return }
         // A commit with no write before it: the kernel still holds the
         // attributes `create` gave (size, mtime), which it drops only at a write.
         guard let key else {
-            if bare { invalidator.invalidate(inode: file.inode) }
+            if bare { invalidator.invalidate(inode: inode) }
             return
         }
         var failure: KVStoreError?
-        do { try store.setFileContent(file.content, forKey: key) } catch { failure = error }
+        do { try store.setFileContent(content, forKey: key) } catch { failure = error }
         // The kernel sized the file by what was written; when the store keeps
         // other bytes (a canonical form, a refusal), its size must go.
-        if bare || store.entry(forKey: key)?.content != file.content { invalidator.invalidate(inode: file.inode) }
+        if bare || store.entry(forKey: key)?.content != content { invalidator.invalidate(inode: inode) }
         if let failure { throw Errno(failure) }
     }
 
@@ -176,26 +153,13 @@ extension KeyFileSystem {
     /// kernel's cache of entries, so the next create, `rm` or `cat` of it
     /// meets no leftover of the refused one.
     private func freeNameIfNeverCommitted(_ handle: UInt64) {
-        let name: String? = lock.withLock {
-            guard let file = files[handle], let name = nodes.name(of: file.inode), scratch[name] == nil,
-                  FileName.decode(name).flatMap(store.entry(forKey:)) == nil,
-                  !files.contains(where: { $0.key != handle && $0.value.inode == file.inode && $0.value.writable }) else { return nil }
-            nodes.unname(name)
+        let name: String? = tables.withLock { tables in
+            guard let file = tables.files[handle], let name = tables.nodes.name(of: file.inode), tables.content(of: name) == nil,
+                  !tables.files.contains(where: { $0.key != handle && $0.value.inode == file.inode && $0.value.writable })
+            else { return nil }
+            tables.nodes.unname(name)
             return name
         }
         if let name { invalidator.invalidate(name: name) }
-    }
-
-    /// Whether a file not in the store has a writer (created, not yet committed). Called with the lock held.
-    func hasWriter(_ inode: InodeNumber) -> Bool {
-        files.values.contains { $0.inode == inode && $0.writable }
-    }
-
-    /// What a key being created, not yet committed, shows to `process`: its
-    /// own buffer's size to the process writing it, else empty. Called with the lock held.
-    func pendingSize(of inode: InodeNumber, for process: pid_t) -> Int? {
-        let writers = files.values.filter { $0.inode == inode && $0.writable }
-        guard !writers.isEmpty else { return nil }
-        return writers.last { $0.opener == process && process != 0 }?.content.count ?? 0
     }
 }

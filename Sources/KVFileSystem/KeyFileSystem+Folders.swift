@@ -14,9 +14,9 @@ extension KeyFileSystem {
         case _ where HistoryNodes.contains(inode): entries = try historyEntries(inode)
         default: throw .ENOTDIR
         }
-        return lock.withLock {
-            let handle = newHandle()
-            directories[handle] = entries
+        return tables.withLock { tables in
+            let handle = tables.newHandle()
+            tables.directories[handle] = entries
             return OpenReply(handle: handle)
         }
     }
@@ -26,17 +26,17 @@ extension KeyFileSystem {
     /// over all of them (hashing every name again cost a listing a fifth of its time).
     private func rootEntries() -> [DirectoryEntry] {
         let keys = store.entries
-        return lock.withLock {
+        return tables.withLock { tables in
             var entries = [DirectoryEntry(name: ".", inode: .root, type: .directory),
                            DirectoryEntry(name: "..", inode: .root, type: .directory),
                            DirectoryEntry(name: FileName.controlFolder, inode: NodeTable.controlFolder, type: .directory)]
-            entries.reserveCapacity(entries.count + keys.count + scratch.count)
-            func add(_ name: String) { entries.append(DirectoryEntry(name: name, inode: nodes.number(name), type: .regular)) }
+            entries.reserveCapacity(entries.count + keys.count + tables.scratch.count)
+            func add(_ name: String) { entries.append(DirectoryEntry(name: name, inode: tables.nodes.number(name), type: .regular)) }
             for key in keys.keys { add(FileName.encode(key)) }  // `ls` sorts
             let isKey = { (name: String) in FileName.decode(name).map { keys[$0] != nil } ?? false }
-            var others = Set(scratch.keys.filter { !isKey($0) })
-            for file in files.values where file.writable {  // created, not yet closed
-                if let name = nodes.name(of: file.inode), !isKey(name) { others.insert(name) }
+            var others = Set(tables.scratch.keys.filter { !isKey($0) })
+            for file in tables.files.values where file.writable {  // created, not yet closed
+                if let name = tables.nodes.name(of: file.inode), !isKey(name) { others.insert(name) }
             }
             others.forEach(add)
             return entries
@@ -44,15 +44,13 @@ extension KeyFileSystem {
     }
 
     public func readdir(_ inode: InodeNumber, handle: UInt64, request: Request) throws(Errno) -> [DirectoryEntry] {
-        guard let entries = lock.withLock({ directories[handle] }) else { throw .EBADF }
+        guard let entries = tables.withLock({ $0.directories[handle] }) else { throw .EBADF }
         return entries
     }
 
     /// Drops the listing. Its signature must be FUSEKit's exactly (no `request:`).
     public func releasedir(_ inode: InodeNumber, handle: UInt64) {
-        lock.withLock {
-            let entries = directories.removeValue(forKey: handle)
-            if HistoryNodes.contains(inode), let entries { historyNodes.forgetUnlooked(entries.map(\.inode)) }
-        }
+        let entries = tables.withLock { $0.directories.removeValue(forKey: handle) }
+        if HistoryNodes.contains(inode), let entries { history.withLock { $0.nodes.forgetUnlooked(entries.map(\.inode)) } }
     }
 }

@@ -12,17 +12,6 @@ enum RootName {
 }
 
 extension KeyFileSystem {
-    /// Classifies a name: the control folder, a scratch file (existing, or a
-    /// new name matching the patterns that is no key), or a key. Called with the lock held.
-    func classify(_ name: String) throws(Errno) -> RootName {
-        if name == FileName.controlFolder { return .controlFolder }
-        if scratch[name] != nil { return .scratch }
-        if scratchPatterns.matches(name), FileName.decode(name).map({ store.entry(forKey: $0) == nil }) ?? true {
-            return .scratch
-        }
-        return .key(try Self.key(for: name))
-    }
-
     public func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
         if parent == NodeTable.controlFolder {
             switch name {
@@ -34,26 +23,26 @@ extension KeyFileSystem {
         }
         if HistoryNodes.contains(parent) { return try lookupHistory(parent: parent, name: name) }
         guard parent == .root else { throw .ENOTDIR }
-        lock.lock()
-        defer { lock.unlock() }
-        switch try classify(name) {
-        case .controlFolder:
-            return entry(AttributeReply(folderAttributes(NodeTable.controlFolder), timeout: Self.cacheTimeout))
-        case .scratch:
-            guard let file = scratch[name] else { return .negative(timeout: Self.cacheTimeout) }
-            let inode = nodes.lookUp(name)
-            return entry(AttributeReply(fileAttributes(inode, size: file.content.count, modified: file.modified),
-                                        timeout: attributeTimeout(of: inode)))
-        case let .key(key):
-            if let value = store.entry(forKey: key) {
-                let inode = nodes.lookUp(name)
-                return entry(AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)),
-                                            timeout: attributeTimeout(of: inode)))
+        return try tables.withLock { tables throws(Errno) in
+            switch try tables.classify(name) {
+            case .controlFolder:
+                return entry(AttributeReply(folderAttributes(NodeTable.controlFolder), timeout: Self.cacheTimeout))
+            case .scratch:
+                guard let file = tables.scratch[name] else { return .negative(timeout: Self.cacheTimeout) }
+                let inode = tables.nodes.lookUp(name)
+                return entry(AttributeReply(fileAttributes(inode, size: file.content.count, modified: file.modified),
+                                            timeout: tables.attributeTimeout(of: inode)))
+            case let .key(key):
+                if let value = store.entry(forKey: key) {
+                    let inode = tables.nodes.lookUp(name)
+                    return entry(AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)),
+                                                timeout: tables.attributeTimeout(of: inode)))
+                }
+                if let inode = tables.nodes.inode(of: name), let size = tables.pendingSize(of: inode, for: request.context.pid) {
+                    return entry(AttributeReply(fileAttributes(tables.nodes.lookUp(name), size: size, modified: .now()), timeout: 0))
+                }
+                return .negative(timeout: Self.cacheTimeout)
             }
-            if let inode = nodes.inode(of: name), let size = pendingSize(of: inode, for: request.context.pid) {
-                return entry(AttributeReply(fileAttributes(nodes.lookUp(name), size: size, modified: .now()), timeout: 0))
-            }
-            return .negative(timeout: Self.cacheTimeout)
         }
     }
 
@@ -62,65 +51,68 @@ extension KeyFileSystem {
     }
 
     public func forget(_ inode: InodeNumber, lookups: UInt64) {
-        lock.withLock {
-            if HistoryNodes.contains(inode) { historyNodes.forget(inode, count: lookups) } else { nodes.forget(inode, count: lookups) }
+        if HistoryNodes.contains(inode) {
+            history.withLock { $0.nodes.forget(inode, count: lookups) }
+        } else {
+            tables.withLock { $0.nodes.forget(inode, count: lookups) }
         }
     }
 
     public func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: Request) throws(Errno) -> CreateReply {
         guard parent == .root else { throw .EACCES }
-        lock.lock()
-        defer { lock.unlock() }
-        // What the file is now to everyone but this writer: its content and mtime.
-        let shown: (content: [UInt8], modified: Timestamp)
-        var isNew = false
-        switch try classify(name) {
-        case .controlFolder:
-            throw .EEXIST
-        case .scratch:
-            if scratch[name] != nil && flags.contains(.exclusive) { throw .EEXIST }
-            isNew = scratch[name] == nil
-            if isNew { scratch[name] = ([], .now()) }
-            shown = scratch[name]!
-        case let .key(key):
-            let existing = store.entry(forKey: key)
-            if existing != nil && flags.contains(.exclusive) { throw .EEXIST }
-            if existing == nil {
-                do { try store.checkQuota(forKey: key, size: 0) } catch { throw Errno(error) }
-                isNew = true
+        return try tables.withLock { tables throws(Errno) in
+            // What the file is now to everyone but this writer: its content and mtime.
+            let shown: (content: [UInt8], modified: Timestamp)
+            var isNew = false
+            switch try tables.classify(name) {
+            case .controlFolder:
+                throw .EEXIST
+            case .scratch:
+                if tables.scratch[name] != nil && flags.contains(.exclusive) { throw .EEXIST }
+                isNew = tables.scratch[name] == nil
+                if isNew { tables.scratch[name] = ([], .now()) }
+                shown = tables.scratch[name]!
+            case let .key(key):
+                let existing = store.entry(forKey: key)
+                if existing != nil && flags.contains(.exclusive) { throw .EEXIST }
+                if existing == nil {
+                    do throws(KVStoreError) { try store.checkQuota(forKey: key, size: 0) } catch { throw Errno(error) }
+                    isNew = true
+                }
+                shown = existing.map { ($0.content, Self.timestamp($0.stamp)) } ?? ([], .now())
             }
-            shown = existing.map { ($0.content, Self.timestamp($0.stamp)) } ?? ([], .now())
+            let inode = tables.nodes.lookUp(name)
+            let file = OpenFile(inode: inode, flags: flags, content: shown.content, isNew: isNew, opener: request.context.pid)
+            let handle = tables.register(file)
+            // The kernel may keep these attributes: they hold until this handle's
+            // first write (after which the kernel drops them itself) or its
+            // commit (a commit without a write drops them, see `commitBuffer`).
+            // So the writer's own fstat (stdio's, before the first write) costs no GETATTR.
+            let attributes = fileAttributes(inode, size: shown.content.count, modified: shown.modified)
+            return CreateReply(entry: EntryReply(attributes, attributeTimeout: Self.cacheTimeout, entryTimeout: Self.cacheTimeout),
+                               file: OpenReply(handle: handle, options: Self.keyFileOptions))
         }
-        let inode = nodes.lookUp(name)
-        let handle = register(OpenFile(inode: inode, flags: flags, content: shown.content, isNew: isNew, opener: request.context.pid))
-        // The kernel may keep these attributes: they hold until this handle's
-        // first write (after which the kernel drops them itself) or its
-        // commit (a commit without a write drops them, see `commitBuffer`).
-        // So the writer's own fstat (stdio's, before the first write) costs no GETATTR.
-        let attributes = fileAttributes(inode, size: shown.content.count, modified: shown.modified)
-        return CreateReply(entry: EntryReply(attributes, attributeTimeout: Self.cacheTimeout, entryTimeout: Self.cacheTimeout),
-                           file: OpenReply(handle: handle, options: Self.keyFileOptions))
     }
 
     public func unlink(parent: InodeNumber, name: String, request: Request) throws(Errno) {
         guard parent == .root else { throw .EACCES }
-        lock.lock()
-        defer { lock.unlock() }
-        switch try classify(name) {
-        case .controlFolder:
-            throw .EISDIR
-        case .scratch:
-            guard scratch.removeValue(forKey: name) != nil else { throw .ENOENT }
-            Allocator.trim()  // a swap file can be tens of megabytes: give them back
-        case let .key(key):
-            if store.entry(forKey: key) != nil {
-                do { try store.removeValue(forKey: key) } catch { throw Errno(error) }
-            } else if !(nodes.inode(of: name).map(hasWriter) ?? false) {
-                throw .ENOENT
+        try tables.withLock { tables throws(Errno) in
+            switch try tables.classify(name) {
+            case .controlFolder:
+                throw .EISDIR
+            case .scratch:
+                guard tables.scratch.removeValue(forKey: name) != nil else { throw .ENOENT }
+                Allocator.trim()  // a swap file can be tens of megabytes: give them back
+            case let .key(key):
+                if store.entry(forKey: key) != nil {
+                    do throws(KVStoreError) { try store.removeValue(forKey: key) } catch { throw Errno(error) }
+                } else if !(tables.nodes.inode(of: name).map(tables.hasWriter) ?? false) {
+                    throw .ENOENT
+                }
+                // Else created and not committed yet (vim's `.swpx` probe): unnamed, it never will be.
             }
-            // Else created and not committed yet (vim's `.swpx` probe): unnamed, it never will be.
+            tables.nodes.unname(name)
         }
-        nodes.unname(name)
     }
 
     /// Commits the open buffers of `name` that hold only open's O_CREAT or
@@ -128,9 +120,9 @@ extension KeyFileSystem {
     /// an operation right after the close (`: > tmp && mv tmp k`) finds what
     /// the close meant rather than racing the kernel's asynchronous release.
     func commitUnwritten(_ name: String) {
-        let handles: [UInt64] = lock.withLock {
-            guard let inode = nodes.inode(of: name) else { return [] }
-            return files.filter { $0.value.inode == inode && $0.value.dirty && !$0.value.written }.map(\.key)
+        let handles: [UInt64] = tables.withLock { tables in
+            guard let inode = tables.nodes.inode(of: name) else { return [] }
+            return tables.files.filter { $0.value.inode == inode && $0.value.dirty && !$0.value.written }.map(\.key)
         }
         for handle in handles { try? commit(handle) }
     }
@@ -141,43 +133,52 @@ extension KeyFileSystem {
         if flags.contains(.exchange) { throw .EINVAL }
         let replace = !flags.contains(.noReplace)
         commitUnwritten(name)
-        var changedInode: InodeNumber?
-        do {
-            lock.lock()
-            defer { lock.unlock() }
-            switch (try classify(name), try classify(newName)) {
-            case (.controlFolder, _), (_, .controlFolder):
-                throw Errno.EPERM
-            case let (.key(from), .key(to)):
-                try store.rename(from, to: to, replace: replace)
-            case let (.scratch, .key(to)):
-                guard let file = scratch[name] else { throw Errno.ENOENT }
-                if !replace && store.entry(forKey: to) != nil { throw Errno.EEXIST }
-                try store.setFileContent(file.content, forKey: to)
-                scratch[name] = nil
-                if store.entry(forKey: to)?.content != file.content { changedInode = nodes.inode(of: name) }
-            case let (.key(from), .scratch):
-                guard let value = store.entry(forKey: from) else { throw Errno.ENOENT }
-                if !replace && scratch[newName] != nil { throw Errno.EEXIST }
-                try store.removeValue(forKey: from)
-                scratch[newName] = (value.content, Self.timestamp(value.stamp))
-            case (.scratch, .scratch):
-                guard let file = scratch.removeValue(forKey: name) else { throw Errno.ENOENT }
-                if !replace && scratch[newName] != nil {
-                    scratch[name] = file
-                    throw Errno.EEXIST
-                }
-                scratch[newName] = file
+        let changedInode = try tables.withLock { tables throws(Errno) in
+            do {
+                return try rename(name, to: newName, replace: replace, in: &tables)
+            } catch let error as Errno {
+                throw error
+            } catch let error as KVStoreError {
+                throw Errno(error)
+            } catch {
+                throw .EIO
             }
-            nodes.rename(name, to: newName)
-        } catch let error as Errno {
-            throw error
-        } catch let error as KVStoreError {
-            throw Errno(error)
-        } catch {
-            throw .EIO
         }
         if let changedInode { invalidator.invalidate(inode: changedInode) }
+    }
+
+    /// Renames within the root, a key or a scratch file to a key or a
+    /// scratch file; returns the inode of a scratch file renamed onto a key
+    /// whose stored form differs from its bytes (the kernel's copy must go).
+    private func rename(_ name: String, to newName: String, replace: Bool,
+                        in tables: inout FileTables) throws -> InodeNumber? {
+        var changedInode: InodeNumber?
+        switch (try tables.classify(name), try tables.classify(newName)) {
+        case (.controlFolder, _), (_, .controlFolder):
+            throw Errno.EPERM
+        case let (.key(from), .key(to)):
+            try store.rename(from, to: to, replace: replace)
+        case let (.scratch, .key(to)):
+            guard let file = tables.scratch[name] else { throw Errno.ENOENT }
+            if !replace && store.entry(forKey: to) != nil { throw Errno.EEXIST }
+            try store.setFileContent(file.content, forKey: to)
+            tables.scratch[name] = nil
+            if store.entry(forKey: to)?.content != file.content { changedInode = tables.nodes.inode(of: name) }
+        case let (.key(from), .scratch):
+            guard let value = store.entry(forKey: from) else { throw Errno.ENOENT }
+            if !replace && tables.scratch[newName] != nil { throw Errno.EEXIST }
+            try store.removeValue(forKey: from)
+            tables.scratch[newName] = (value.content, Self.timestamp(value.stamp))
+        case (.scratch, .scratch):
+            guard let file = tables.scratch.removeValue(forKey: name) else { throw Errno.ENOENT }
+            if !replace && tables.scratch[newName] != nil {
+                tables.scratch[name] = file
+                throw Errno.EEXIST
+            }
+            tables.scratch[newName] = file
+        }
+        tables.nodes.rename(name, to: newName)
+        return changedInode
     }
 
     public func mkdir(parent: InodeNumber, name: String, mode: mode_t, request: Request) throws(Errno) -> EntryReply {

@@ -1,6 +1,7 @@
 import Foundation
 import FUSEKit
 import KVStore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,33 +18,30 @@ import Glibc
 /// or a commit whose stored form differs from the bytes written — is
 /// invalidated explicitly through the ``Invalidator``, never while a lock is held.
 public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWriting, DirectoryReading, NameChanging,
-    ExtendedAttributeHandling, StatisticsReporting, @unchecked Sendable {
+    ExtendedAttributeHandling, StatisticsReporting, Sendable {
     /// How long the kernel may cache entries and attributes: long, because every change is invalidated.
     static let cacheTimeout = 3600.0
 
     let store: DeviceStore
-    let scratchPatterns: ScratchPatterns
     let invalidator: Invalidator
+    /// The files of `.kvfs/`.
+    let controlFiles: ControlFiles
     let owner: (uid: uid_t, gid: gid_t)
     let mountTime = Timestamp.now()
-    /// Guards the tables below; never held while calling the kernel.
-    let lock = NSLock()
-    var nodes = NodeTable()
-    var scratch: [String: (content: [UInt8], modified: Timestamp)] = [:]
-    var files: [UInt64: OpenFile] = [:]
-    var directories: [UInt64: [DirectoryEntry]] = [:]
-    var nextHandle: UInt64 = 1
-    /// The inodes of `.kvfs/history/`, and the keys' listings last made there.
-    var historyNodes = HistoryNodes()
-    var historyListings: [String: HistoryListing] = [:]
+    /// Names, scratch files, open files and listings; never held while calling the kernel.
+    let tables: Mutex<FileTables>
+    /// `.kvfs/history/`'s inodes and listings; never held with `tables`.
+    let history: Mutex<HistoryTables>
     /// How flush asks whether a process still holds a file open; nil until ``mounted(at:)``.
-    var processFiles: ProcessFiles?
+    let processFiles = Mutex<ProcessFiles?>(nil)
 
     /// A filesystem over `store`, with the given scratch-file globs.
     public init(store: DeviceStore, scratchPatterns: [String], invalidator: Invalidator) {
         self.store = store
-        self.scratchPatterns = ScratchPatterns(patterns: scratchPatterns)
+        tables = Mutex(FileTables(store: store, scratchPatterns: ScratchPatterns(patterns: scratchPatterns)))
+        history = Mutex(HistoryTables(store: store))
         self.invalidator = invalidator
+        controlFiles = ControlFiles(store: store)
         owner = (getuid(), getgid())
         Allocator.mapLargeBlocks()
     }
@@ -53,7 +51,7 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     /// (resolved before mounting: a look at a mount point asks its filesystem).
     public func mounted(at mountPoint: String) {
         let found = ProcessFiles(mountPoint: mountPoint)
-        lock.withLock { processFiles = found }
+        processFiles.withLock { $0 = found }
     }
 
     public func initialize(_ connection: inout ConnectionInfo) {
@@ -64,35 +62,6 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     }
 
     // MARK: Helpers shared by the operation files
-
-    /// Runs `body` with the lock held, passing its Errno through.
-    func locked<Result>(_ body: () throws(Errno) -> Result) throws(Errno) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    /// How long the kernel may keep the attributes of a key or scratch file:
-    /// ``cacheTimeout``, but not while the file is open for writing. A commit
-    /// changes its size and mtime, and the kernel drops its copy only at the
-    /// writer's own writes: attributes fetched between the last write and the
-    /// close (a `stat` meanwhile) would show the old size for an hour. Called with the lock held.
-    func attributeTimeout(of inode: InodeNumber) -> Double {
-        hasWriter(inode) ? 0 : Self.cacheTimeout
-    }
-
-    /// A new file or folder handle. Called with the lock held.
-    func newHandle() -> UInt64 {
-        defer { nextHandle += 1 }
-        return nextHandle
-    }
-
-    /// Keeps an open file under a new handle. Called with the lock held.
-    func register(_ file: OpenFile) -> UInt64 {
-        let handle = newHandle()
-        files[handle] = file
-        return handle
-    }
 
     /// The key a file name shows, or the errno for a name that is no key.
     static func key(for name: String) throws(Errno) -> String {

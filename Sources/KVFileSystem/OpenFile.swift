@@ -40,7 +40,9 @@ final class OpenFile {
     }
 
     /// Writes at `offset` (at the end for O_APPEND), zero-filling a gap.
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+    /// `bytes` is only read during the call (`sending`: libfuse's buffer can
+    /// be handed in from inside the filesystem's `Mutex`, which this file is in).
+    func write(_ bytes: sending UnsafeRawBufferPointer, at offset: Int) {
         let start = append ? content.count : offset
         if start > content.count { content += [UInt8](repeating: 0, count: start - content.count) }
         let overlap = min(bytes.count, content.count - start)
@@ -59,11 +61,6 @@ final class OpenFile {
         }
         dirty = true
         written = true
-    }
-
-    /// Hands out up to `size` bytes from `offset`.
-    func read(offset: Int, size: Int, reply: (UnsafeRawBufferPointer) -> Void) {
-        Self.read(content, offset: offset, size: size, reply: reply)
     }
 
     /// Hands out up to `size` bytes of `content` from `offset`.

@@ -14,11 +14,11 @@ struct SyncthingFolder: Equatable, Sendable {
     /// The folder among `/rest/config/folders`' answer whose path is the sync
     /// directory or holds it (the deepest, if several do), or nil.
     static func find(in folders: [UInt8], syncDirectory: String, deviceFolder: String) -> SyncthingFolder? {
-        guard let list = try? JSONSerialization.jsonObject(with: Data(folders)) as? [[String: Any]] else { return nil }
+        guard let list = try? JSONDecoder().decode([ConfiguredFolder].self, from: Data(folders)) else { return nil }
         let sync = canonical(syncDirectory)
         var best: (root: String, id: String)?
         for folder in list {
-            guard let id = folder["id"] as? String, let path = folder["path"] as? String else { continue }
+            guard let id = folder.id, let path = folder.path else { continue }
             let root = canonical(path)
             guard sync == root || sync.hasPrefix(root == "/" ? "/" : root + "/") else { continue }
             if root.count > (best?.root.count ?? -1) { best = (root, id) }
@@ -26,6 +26,22 @@ struct SyncthingFolder: Equatable, Sendable {
         guard let best else { return nil }
         let inside = sync == best.root ? "" : String(sync.dropFirst(best.root == "/" ? 1 : best.root.count + 1))
         return SyncthingFolder(id: best.id, syncDirectory: inside, sub: inside.isEmpty ? deviceFolder : inside + "/" + deviceFolder)
+    }
+
+    /// One folder of `/rest/config/folders`, of whose fields only these two
+    /// count; one whose `id` or `path` is not a string is passed over, not
+    /// the whole answer.
+    private struct ConfiguredFolder: Decodable {
+        let id: String?
+        let path: String?
+
+        private enum CodingKeys: String, CodingKey { case id, path }
+
+        init(from decoder: any Decoder) throws {
+            let fields = try? decoder.container(keyedBy: CodingKeys.self)
+            id = try? fields?.decode(String.self, forKey: .id)
+            path = try? fields?.decode(String.self, forKey: .path)
+        }
     }
 
     /// A path with `~` expanded as Syncthing does, links resolved when it

@@ -9,14 +9,15 @@ struct ChangesCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let path = try store.stateURL.appendingPathComponent("changes.log").path
-        var printed = 0
+        // By `seq`, not by size: the log shrinks when it is cut back, and its lines are printed once.
+        let log = ChangeLogFollower(path: try store.stateURL.appendingPathComponent("changes.log").path)
+        var missed = 0
         repeat {
-            let data = FileManager.default.contents(atPath: path) ?? Data()
-            if data.count < printed { printed = 0 }  // the log was trimmed: start again from its new beginning
-            if data.count > printed {
-                FileHandle.standardOutput.write(data[printed...])
-                printed = data.count
+            let lines = log.newLines()
+            if !lines.isEmpty { FileHandle.standardOutput.write(Data(lines)) }
+            if log.missed > missed {
+                FileHandle.standardError.write(Data("kvfs: \(log.missed - missed) lines of the change log were cut back before they could be printed\n".utf8))
+                missed = log.missed
             }
             if follow { usleep(200_000) }
         } while follow

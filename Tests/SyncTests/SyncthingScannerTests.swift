@@ -14,6 +14,10 @@ struct SyncthingScannerTests {
         #expect(root == SyncthingFolder(id: "sync", syncDirectory: "", sub: "devices/ab"))
         #expect(SyncthingFolder.find(in: Array(folders.utf8), syncDirectory: "/srv/kvfs", deviceFolder: "devices/ab") == nil)
         #expect(SyncthingFolder.find(in: Array("not json".utf8), syncDirectory: "/home/me/Sync", deviceFolder: "devices/ab") == nil)
+        // A folder whose fields are not strings is passed over, not the whole answer.
+        let odd = #"[{"id":7,"path":"/home/me/Sync"},{"path":"/home"},{"id":"sync","path":"/home/me/Sync"}]"#
+        #expect(SyncthingFolder.find(in: Array(odd.utf8), syncDirectory: "/home/me/Sync", deviceFolder: "devices/ab")
+                == SyncthingFolder(id: "sync", syncDirectory: "", sub: "devices/ab"))
     }
 
     @Test func theKeyComesFromConfigXMLOrAKeyFileAndOnlyPlainHTTPIsTaken() throws {

@@ -4,9 +4,10 @@ import SystemPackage
 
 /// `.kvfs/changes.log`: one JSON line per change that did not come through
 /// this device, plus quota refusals. It lives in the state directory, so it
-/// survives remounts, and keeps its newest half when it passes its cap. It
-/// is private (0600) and never written through a link; a store opened
-/// read-only leaves it alone.
+/// survives remounts, and keeps its newest half when it passes its cap (a new
+/// file renamed over the old one: ``ChangeLogFollower`` reads on across the
+/// cut without handing out a line twice). It is private (0600) and never
+/// written through a link; a store opened read-only leaves it alone.
 final class ChangeLog: Sendable {
     let path: String
     let capacity: Int
@@ -41,6 +42,16 @@ final class ChangeLog: Sendable {
     static func line(_ change: StoreChange, sequence: Int) -> String {
         Line(seq: sequence, time: DateText.format(change.time), reason: change.reason.name, code: change.reason.rawValue,
              keys: change.keys).text + "\n"
+    }
+
+    /// The `seq` a line of the log begins with, without decoding the rest: the
+    /// followers read it from every line they skip or hand out.
+    static func sequence(of line: some Collection<UInt8>) -> Int? {
+        let prefix = Array(#"{"seq":"#.utf8)
+        guard line.starts(with: prefix) else { return nil }
+        let digits = line.dropFirst(prefix.count).prefix { (0x30...0x39).contains($0) }
+        guard !digits.isEmpty, digits.count < 19 else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
     /// One line: `{"seq":41,"time":"2026-11-22T10:15:02.345Z","reason":"ServerChange","code":0,"keys":["theme","volume"]}`.

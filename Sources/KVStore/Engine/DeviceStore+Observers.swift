@@ -43,4 +43,7 @@ extension DeviceStore {
 
     /// The change log's bytes.
     public func changeLogContents() -> [UInt8] { notifier.changeLog.contents() }
+
+    /// The size past which the change log is cut back to its newest half.
+    public var changeLogCapacity: Int { notifier.changeLog.capacity }
 }

@@ -90,6 +90,12 @@ final class Folder: Sendable {
     func read(_ name: String, from offset: Int = 0, limit: Int = .max) throws(KVStoreError) -> [UInt8]? {
         guard let file = try openFile(name, .readOnly) else { return nil }
         defer { try? file.close() }
+        return try read(file, named: name, from: offset, limit: limit)
+    }
+
+    /// The bytes of `file`, this folder's file `name` opened by ``openFile(_:_:options:)``,
+    /// from `offset` (at most `limit` of them).
+    func read(_ file: FileDescriptor, named name: String, from offset: Int = 0, limit: Int = .max) throws(KVStoreError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while bytes.count < limit {

@@ -1,0 +1,92 @@
+import FUSEKit
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `.kvfs/status`: the store's status as a JSON document, made anew for each
+/// open, whose size `stat` and `fstat` tell so that a reader that trusts it
+/// gets the whole document.
+///
+/// Two documents made a moment apart differ in length (times, counts), and
+/// Foundation's `Data(contentsOf:)` and `FileManager.contents(atPath:)` read
+/// exactly the size `fstat` gives after the open, stopping early only at the
+/// end of the file: when that size was another, shorter document's, the JSON
+/// was cut short (so `kvfs unmount` once found no pid in it). FUSE sends
+/// `fstat` without the file handle, so:
+/// - the size a thread that holds the file open is shown is that of the
+///   longest document an open handle serves: exactly its own when it alone
+///   has the file open, and never less than any open handle's, so a reader
+///   that trusts it stops at the end of its own document;
+/// - a thread that does not hold it open (a `stat` before the open, as some
+///   editors do) is shown the size of a document made then, and that
+///   document is what its own open gets if it comes within a second;
+///   otherwise (or if that thread never opens) a fresh one is made at open.
+/// Threads, not processes, because FUSE names the calling thread.
+final class StatusFile: ServedFile {
+    /// How long a document made for a thread's `stat` waits for that thread's open.
+    static let statToOpen = Duration.seconds(1)
+
+    private let make: @Sendable () -> [UInt8]
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Each open handle's document, and the thread that opened it.
+        var served: [UInt64: (document: [UInt8], opener: pid_t)] = [:]
+        /// The documents made for a thread's `stat`, for its next open.
+        var madeForOpen: [pid_t: (document: [UInt8], made: ContinuousClock.Instant)] = [:]
+
+        var longestServed: Int { served.values.map(\.document.count).max() ?? 0 }
+
+        /// Keeps `document`, made for `thread`'s `stat`, for its next open.
+        mutating func keepForOpen(_ document: [UInt8], by thread: pid_t) {
+            forgetStale()
+            madeForOpen[thread] = (document, .now)
+        }
+
+        /// Takes the document made for `thread`'s `stat`, if it was made within ``statToOpen``.
+        mutating func takeMadeForOpen(by thread: pid_t) -> [UInt8]? {
+            forgetStale()
+            return madeForOpen.removeValue(forKey: thread)?.document
+        }
+
+        private mutating func forgetStale() {
+            let now = ContinuousClock.now
+            madeForOpen = madeForOpen.filter { now - $0.value.made < StatusFile.statToOpen }
+        }
+    }
+
+    /// A status file whose documents `make` makes.
+    init(make: @escaping @Sendable () -> [UInt8]) {
+        self.make = make
+    }
+
+    func open(_ handle: UInt64, opener: pid_t) {
+        let document = state.withLock { $0.takeMadeForOpen(by: opener) } ?? make()
+        state.withLock { $0.served[handle] = (document, opener) }
+    }
+
+    func release(_ handle: UInt64) {
+        _ = state.withLock { $0.served.removeValue(forKey: handle) }
+    }
+
+    func size(for handle: UInt64?, asker: pid_t) -> Int {
+        let known: Int? = state.withLock { state in
+            if let handle, let served = state.served[handle] { return served.document.count }
+            return state.served.values.contains { $0.opener == asker } ? state.longestServed : nil
+        }
+        if let known { return known }
+        let document = make()  // without the lock: it takes the store's
+        return state.withLock { state in
+            state.keepForOpen(document, by: asker)
+            return max(document.count, state.longestServed)
+        }
+    }
+
+    var modified: Timestamp { .now() }
+
+    func read(_ handle: UInt64, offset: Int, size: Int, reply: (UnsafeRawBufferPointer) -> Void) {
+        let document = state.withLock { $0.served[handle]?.document } ?? []
+        OpenFile.read(document, offset: offset, size: size, reply: reply)
+    }
+}

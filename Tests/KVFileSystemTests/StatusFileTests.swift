@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import KVFileSystem
+
+/// `.kvfs/status` gives readers that trust its size (Foundation's
+/// `Data(contentsOf:)` reads exactly `fstat`'s size after the open; some
+/// editors the size a `stat` gave before it) the whole document, though each
+/// document has another length.
+@Suite("The status file's size")
+struct StatusFileTests {
+    /// Documents of changing length, as the status's times and counts make them.
+    static func documents() -> @Sendable () -> [UInt8] {
+        let made = Atomic(0)
+        return {
+            let number = made.add(1, ordering: .relaxed).newValue
+            return Array("{\"made\":\(number),\"pad\":\"\(String(repeating: "x", count: Int.random(in: 0...300)))\"}\n".utf8)
+        }
+    }
+
+    /// What a reader that trusts `size` reads from `handle`.
+    static func read(_ file: StatusFile, _ handle: UInt64, size: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < size {
+            var chunk: [UInt8] = []
+            file.read(handle, offset: bytes.count, size: min(64, size - bytes.count)) { chunk = Array($0) }
+            if chunk.isEmpty { break }
+            bytes += chunk
+        }
+        return bytes
+    }
+
+    static func isWholeJSON(_ bytes: [UInt8]) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) != nil
+    }
+
+    @Test("open, fstat, read that many bytes: the whole document, and the size is exactly its length")
+    func readTheWayFoundationDoes() {
+        let file = StatusFile(make: Self.documents())
+        for handle in UInt64(1)...300 {
+            file.open(handle, opener: 7)
+            let size = file.size(for: nil, asker: 7)
+            let bytes = Self.read(file, handle, size: size)
+            #expect(Self.isWholeJSON(bytes) && bytes.count == size, "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(Self.read(file, handle, size: .max) == bytes, "nothing past the size")
+            file.release(handle)
+        }
+    }
+
+    @Test("stat, then open and read the size stat gave: the whole document")
+    func statBeforeOpen() {
+        let file = StatusFile(make: Self.documents())
+        for handle in UInt64(1)...300 {
+            let size = file.size(for: nil, asker: 7)
+            _ = file.size(for: nil, asker: 8)  // another thread's stat between
+            file.open(handle, opener: 7)
+            let bytes = Self.read(file, handle, size: size)
+            #expect(Self.isWholeJSON(bytes) && bytes.count == size)
+            file.release(handle)
+        }
+    }
+
+    @Test("readers on many threads at once, each open while others are: every one reads a whole document")
+    func readersAtOnce() {
+        let file = StatusFile(make: Self.documents())
+        let handles = Atomic<UInt64>(0)
+        let broken = Atomic(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for _ in 0..<200 {
+                let handle = handles.add(1, ordering: .relaxed).newValue
+                let asker = Int32(thread + 1)
+                file.open(handle, opener: asker)
+                // Half of them fstat from another thread than the one that opened.
+                let size = file.size(for: nil, asker: handle % 2 == 0 ? asker : asker + 100)
+                if !Self.isWholeJSON(Self.read(file, handle, size: size)) { broken.add(1, ordering: .relaxed) }
+                file.release(handle)
+            }
+        }
+        #expect(broken.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("lseek(SEEK_END), which sends the handle, gets the handle's own document's length")
+    func sizeByHandle() {
+        let file = StatusFile(make: Self.documents())
+        file.open(1, opener: 7)
+        file.open(2, opener: 8)
+        #expect(file.size(for: 1, asker: 9) == Self.read(file, 1, size: .max).count)
+        #expect(file.size(for: 2, asker: 9) == Self.read(file, 2, size: .max).count)
+    }
+}
