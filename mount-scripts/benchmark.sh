@@ -7,7 +7,9 @@
 #  3. FUSE requests per shell operation, counted from `-d` (debug) output, kvfs next to memfs;
 #  4. overwrite latency (p50, p99) during a 30 s write loop with the journal on
 #     ext4 on a loop device (made and removed here), while fsyncs and compactions run;
-#  5. mount time of a store with a 10^6-record history, and the daemon's RSS with a full store.
+#  5. mount time of a store with a 10^6-record history, and the daemon's RSS with a full store;
+#  6. the history bounds (mount-scripts/history-bench.sh): RSS with a full quota and a full
+#     8 MiB history, listing a key's 10,000 versions, mounting a store with a full history.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
@@ -208,4 +210,8 @@ PY
 pid=$(jq -r .pid "$work/full/.kvfs/status")
 echo "kvfs daemon RSS with a full store ($(jq -c '[.keys.used, .bytes.used]' "$work/full/.kvfs/status") keys, bytes): $(( $(awk '/VmRSS/ {print $2}' "/proc/$pid/status") / 1024 )) MiB"
 "$bin/kvfs" unmount "$work/full"; forget "$work/full"
+
+# ---- 6: the history bounds ----
+echo
+mount-scripts/history-bench.sh "$bin"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
