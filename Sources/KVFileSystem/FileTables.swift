@@ -21,7 +21,7 @@ struct FileTables {
     let store: DeviceStore
     let scratchPatterns: ScratchPatterns
     var nodes = NodeTable()
-    var scratch: [String: (content: [UInt8], modified: Timestamp)] = [:]
+    var scratch = ScratchFiles()
     var files: [UInt64: OpenFile] = [:]
     var directories: [UInt64: [DirectoryEntry]] = [:]
     private var nextHandle: UInt64 = 1
@@ -76,7 +76,7 @@ struct FileTables {
     /// The memory scratch files take: their stored content and every open
     /// writable buffer of one, but `handle`'s.
     private func scratchBytes(besides handle: UInt64?) -> Int {
-        let stored = scratch.values.reduce(0) { $0 + $1.content.count }
+        let stored = scratch.bytes
         let buffers = files.lazy.filter { $0.key != handle && $0.value.writable }
             .filter { self.nodes.name(of: $0.value.inode).map { self.scratch[$0] != nil } ?? true }
             .reduce(0) { $0 + $1.value.content.count }

@@ -44,7 +44,7 @@ extension KeyFileSystem {
     /// other keys, a command run through the control socket): each key's
     /// inode (size, mtime, pages) and name (appeared, vanished, cached as
     /// missing), and the listing.
-    func keysChanged(_ keys: some Collection<String>) {
+    func keysChanged(_ keys: some Collection<StoreKey>) {
         let names = keys.map(FileName.encode)
         let inodes = tables.withLock { tables in names.compactMap(tables.nodes.inode(of:)) }
         for inode in inodes { invalidator.invalidate(inode: inode) }

@@ -245,7 +245,7 @@ public struct MountedStore: Sendable {
 
     /// Makes changes made to ``store`` directly, not through the mount, show
     /// at once: the kernel drops what it cached of these keys.
-    public func keysChanged(_ keys: [String]) {
+    public func keysChanged(_ keys: [StoreKey]) {
         fileSystem.keysChanged(keys)
     }
 }

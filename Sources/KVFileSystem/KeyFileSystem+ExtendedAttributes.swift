@@ -25,7 +25,7 @@ enum KeyAttribute: String, CaseIterable {
 
 extension KeyFileSystem {
     /// The key a key file stands for, or nil for scratch and control files.
-    private func key(of inode: InodeNumber) -> String? {
+    private func key(of inode: InodeNumber) -> StoreKey? {
         tables.withLock { tables in
             guard let name = tables.nodes.name(of: inode), tables.scratch[name] == nil else { return nil }
             return FileName.decode(name)

@@ -118,7 +118,7 @@ extension KeyFileSystem {
     }
 
     private func commitBuffer(_ handle: UInt64, onlyWritten: Bool) throws(Errno) {
-        typealias Pending = (key: String?, inode: InodeNumber, content: [UInt8], bare: Bool)
+        typealias Pending = (key: StoreKey?, inode: InodeNumber, content: [UInt8], bare: Bool)
         let pending: Pending? = try tables.withLock { tables throws(Errno) in
             guard let file = tables.files[handle] else { return nil }
             if let refusal = file.refusal { throw refusal }

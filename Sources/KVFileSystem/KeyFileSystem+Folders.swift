@@ -34,11 +34,11 @@ extension KeyFileSystem {
             func add(_ name: String) { entries.append(DirectoryEntry(name: name, inode: tables.nodes.number(name), type: .regular)) }
             for key in keys.keys { add(FileName.encode(key)) }  // `ls` sorts
             let isKey = { (name: String) in FileName.decode(name).map { keys[$0] != nil } ?? false }
-            var others = Set(tables.scratch.keys.filter { !isKey($0) })
+            var others = Set(tables.scratch.names.filter { !isKey($0.string) })
             for file in tables.files.values where file.writable {  // created, not yet closed
-                if let name = tables.nodes.name(of: file.inode), !isKey(name) { others.insert(name) }
+                if let name = tables.nodes.name(of: file.inode), !isKey(name) { others.insert(StoreKey(name)) }
             }
-            others.forEach(add)
+            for name in others { add(name.string) }
             return entries
         }
     }

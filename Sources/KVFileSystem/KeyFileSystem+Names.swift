@@ -8,7 +8,7 @@ import Glibc
 enum RootName {
     case controlFolder
     case scratch
-    case key(String)
+    case key(StoreKey)
 }
 
 extension KeyFileSystem {
@@ -101,7 +101,7 @@ extension KeyFileSystem {
             case .controlFolder:
                 throw .EISDIR
             case .scratch:
-                guard tables.scratch.removeValue(forKey: name) != nil else { throw .ENOENT }
+                guard tables.scratch.remove(name) != nil else { throw .ENOENT }
                 Allocator.trim()  // a swap file can be tens of megabytes: give them back
             case let .key(key):
                 if store.entry(forKey: key) != nil {
@@ -170,7 +170,7 @@ extension KeyFileSystem {
             try store.removeValue(forKey: from)
             tables.scratch[newName] = (value.content, Self.timestamp(value.stamp))
         case (.scratch, .scratch):
-            guard let file = tables.scratch.removeValue(forKey: name) else { throw Errno.ENOENT }
+            guard let file = tables.scratch.remove(name) else { throw Errno.ENOENT }
             if !replace && tables.scratch[newName] != nil {
                 tables.scratch[name] = file
                 throw Errno.EEXIST

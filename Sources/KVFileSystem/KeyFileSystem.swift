@@ -64,7 +64,7 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     // MARK: Helpers shared by the operation files
 
     /// The key a file name shows, or the errno for a name that is no key.
-    static func key(for name: String) throws(Errno) -> String {
+    static func key(for name: String) throws(Errno) -> StoreKey {
         guard let key = FileName.decode(name) else { throw .EINVAL }
         do {
             try QuotaUsage.checkKey(key)

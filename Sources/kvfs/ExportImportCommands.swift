@@ -67,7 +67,7 @@ extension StoreRequest {
     }
 
     /// The dictionary a property-list document holds; anything else is refused in one line.
-    static func dictionary(in document: Data) throws -> [String: PropertyListValue] {
+    static func dictionary(in document: Data) throws -> [StoreKey: PropertyListValue] {
         let value: PropertyListValue
         do throws(PropertyListDecodingError) {
             value = try PropertyListValue(propertyListData: document)
@@ -81,7 +81,7 @@ extension StoreRequest {
     }
 
     /// The keys of an import's document, for the mount to drop their cached files.
-    static func importedKeys(_ document: Data) -> [String] {
-        ((try? dictionary(in: document)) ?? [:]).keys.map { $0 }
+    static func importedKeys(_ document: Data) -> [StoreKey] {
+        Array(((try? dictionary(in: document)) ?? [:]).keys)
     }
 }

@@ -17,7 +17,7 @@ struct HistoryCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let lines = try JSONDecoder().decode([HistoryLine].self, from: StoreAccess.perform(.history(key: key), store))
+        let lines = try JSONDecoder().decode([HistoryLine].self, from: StoreAccess.perform(.history(key: StoreKey(key)), store))
         print(json ? StoreStatus.json(lines) : Self.table(lines), terminator: "")
     }
 
@@ -45,7 +45,7 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        FileHandle.standardOutput.write(try StoreAccess.perform(.restore(key: key, version: version), store))
+        FileHandle.standardOutput.write(try StoreAccess.perform(.restore(key: StoreKey(key), version: version), store))
     }
 }
 
@@ -58,7 +58,7 @@ struct UndeleteCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        FileHandle.standardOutput.write(try StoreAccess.perform(.undelete(key: key), store))
+        FileHandle.standardOutput.write(try StoreAccess.perform(.undelete(key: StoreKey(key)), store))
     }
 }
 

@@ -9,7 +9,7 @@ struct GetCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        FileHandle.standardOutput.write(try StoreAccess.perform(.get(key: key), store))
+        FileHandle.standardOutput.write(try StoreAccess.perform(.get(key: StoreKey(key)), store))
     }
 }
 
@@ -30,7 +30,7 @@ struct SetCommand: ParsableCommand {
 
     func run() throws {
         let content = value == "-" ? FileHandle.standardInput.readDataToEndOfFile() : Data(value.utf8)
-        _ = try StoreAccess.perform(.set(key: key, value: content, type: type), store)
+        _ = try StoreAccess.perform(.set(key: StoreKey(key), value: content, type: type), store)
     }
 }
 
@@ -41,7 +41,7 @@ struct RemoveCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        _ = try StoreAccess.perform(.remove(key: key), store)
+        _ = try StoreAccess.perform(.remove(key: StoreKey(key)), store)
     }
 }
 

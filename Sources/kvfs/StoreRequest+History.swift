@@ -47,7 +47,7 @@ struct HistoryLine: Codable, Equatable {
         default:
             var text = String(decoding: FileForm.encode(value), as: UTF8.self)
             if text.hasSuffix("\n") { text.removeLast() }
-            text = StoreRequest.listed(text)  // a newline or an escape sequence never reaches the terminal as such
+            text = StoreRequest.listed(StoreKey(text))  // a newline or an escape sequence never reaches the terminal as such
             return text.count > shortLength ? text.prefix(shortLength - 1) + "…" : text
         }
     }

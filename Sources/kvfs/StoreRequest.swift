@@ -6,9 +6,9 @@ import KVStore
 /// directory (``ControlSocket``), which runs the same ``perform(on:)``: so
 /// the messages are the same, with a mount or without.
 enum StoreRequest: Codable, Sendable {
-    case get(key: String)
-    case set(key: String, value: Data, type: String?)
-    case remove(key: String)
+    case get(key: StoreKey)
+    case set(key: StoreKey, value: Data, type: String?)
+    case remove(key: StoreKey)
     case list
     case status
     case retire(device: String, force: Bool)
@@ -16,16 +16,16 @@ enum StoreRequest: Codable, Sendable {
     /// A property-list dictionary, checked by ``importable(_:)``.
     case `import`(document: Data)
     /// A key's versions, as a JSON array of ``HistoryLine``.
-    case history(key: String)
+    case history(key: StoreKey)
     /// Writes a key's version, as `history` names it, as its new version.
-    case restore(key: String, version: String)
+    case restore(key: StoreKey, version: String)
     /// Writes the newest value a removed key had as its new version.
-    case undelete(key: String)
+    case undelete(key: StoreKey)
     /// Prints the store's history retention; sets it first when either limit is given.
     case retention(days: Int?, bytes: Int?)
 
     /// The keys a successful request changed, whose cached files a mount must drop.
-    var changedKeys: [String] {
+    var changedKeys: [StoreKey] {
         switch self {
         case let .set(key, _, _), let .remove(key), let .restore(key, _), let .undelete(key): [key]
         case let .import(document): Self.importedKeys(document)
@@ -86,7 +86,7 @@ enum StoreRequest: Codable, Sendable {
     }
 
     /// `value` as a value of type `name`; a wrong type or value is one line.
-    static func typedValue(_ value: Data, as name: String, key: String) throws -> PropertyListValue {
+    static func typedValue(_ value: Data, as name: String, key: StoreKey) throws -> PropertyListValue {
         guard let type = PropertyListType(rawValue: name) else {
             throw CommandError.usage("unknown type '\(name)'; use one of: \(PropertyListType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -117,10 +117,10 @@ extension StoreRequest {
     /// control character (a newline would split it, an escape sequence would
     /// reach the terminal); then in bash's `$'…'` quoting, which names it
     /// unambiguously and can be typed back (`kvfs get $'a\nb'`).
-    static func listed(_ key: String) -> String {
-        guard key.containsControlCharacters else { return key }
+    static func listed(_ key: StoreKey) -> String {
+        guard key.string.containsControlCharacters else { return key.string }
         var quoted = "$'"
-        for scalar in key.unicodeScalars {
+        for scalar in key.string.unicodeScalars {
             switch scalar {
             case "\\": quoted += "\\\\"
             case "'": quoted += "\\'"

@@ -9,8 +9,8 @@ struct FileNameTests {
         (".hidden", ".hidden"), ("...", "..."), ("%zz", "%zz"), ("%2f", "%2f"), ("😀", "😀"),
     ])
     func escapes(key: String, name: String) {
-        #expect(FileName.encode(key) == name)
-        #expect(FileName.decode(name) == key)
+        #expect(FileName.encode(StoreKey(key)) == name)
+        #expect(FileName.decode(name) == StoreKey(key))
     }
 
     @Test func namesThatAreNoKey() {
@@ -24,7 +24,7 @@ struct FileNameTests {
         let alphabet: [Character] = ["/", "%", "2", "F", "E", "0", "5", ".", "\u{0}", "a", "é", "😀", "k", "v", "f", "s", "\n"]
         for _ in 0..<20_000 {
             let length = Int.random(in: 1...12, using: &generator)
-            let key = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            let key = StoreKey(String((0..<length).map { _ in alphabet.randomElement(using: &generator)! }))
             let name = FileName.encode(key)
             #expect(FileName.decode(name) == key, "\(key.debugDescription) → \(name)")
             #expect(!name.contains("/") && !name.contains("\u{0}") && ![".", "..", ".kvfs"].contains(name))
@@ -41,12 +41,12 @@ struct FileNameTests {
     }
 
     @Test func keyLengthIsCountedInUTF16Units() throws {
-        try QuotaUsage.checkKey(String(repeating: "a", count: 128))
-        try QuotaUsage.checkKey(String(repeating: "😀", count: 64))
-        #expect(throws: KVStoreError.keyTooLong(key: String(repeating: "a", count: 129), utf16Units: 129)) {
-            try QuotaUsage.checkKey(String(repeating: "a", count: 129))
+        try QuotaUsage.checkKey(StoreKey(String(repeating: "a", count: 128)))
+        try QuotaUsage.checkKey(StoreKey(String(repeating: "😀", count: 64)))
+        #expect(throws: KVStoreError.keyTooLong(key: StoreKey(String(repeating: "a", count: 129)), utf16Units: 129)) {
+            try QuotaUsage.checkKey(StoreKey(String(repeating: "a", count: 129)))
         }
-        #expect(throws: KVStoreError.self) { try QuotaUsage.checkKey(String(repeating: "😀", count: 65)) }
+        #expect(throws: KVStoreError.self) { try QuotaUsage.checkKey(StoreKey(String(repeating: "😀", count: 65))) }
         #expect(throws: KVStoreError.emptyKey) { try QuotaUsage.checkKey("") }
     }
 }

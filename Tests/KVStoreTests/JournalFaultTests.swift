@@ -179,7 +179,7 @@ struct FaultFixture {
     }
 
     /// Device "a"'s values as a store that opens its folder from the disk finds them.
-    func valuesOnDisk() throws -> [String: PropertyListValue] {
+    func valuesOnDisk() throws -> [StoreKey: PropertyListValue] {
         let store = try open(onDisk: true)
         defer { store.close() }
         return store.values

@@ -106,7 +106,7 @@ struct ExactValueMountTests {
                 let key = "k\(index)"
                 let written = try PropertyListValue(propertyListData: Data(contentsOf: URL(fileURLWithPath: sandbox.path + "/values/" + key)))
                 let expected = try PropertyListValue(propertyListData: Data(contentsOf: URL(fileURLWithPath: sandbox.path + "/expected/" + key)))
-                let seen = other.value(forKey: key)
+                let seen = other.value(forKey: StoreKey(key))
                 #expect(seen.map { RecordCodec.valueBytes($0) } == RecordCodec.valueBytes(expected),
                         "seed \(seed): \(key) written \(written), expected \(expected), seen \(seen.map { "\($0)" } ?? "nothing")")
             }

@@ -151,7 +151,7 @@ struct PlistInteropTests {
             defer { other.close() }
             for name in try FileManager.default.contentsOfDirectory(atPath: sandbox.path + "/documents").sorted() {
                 let written = try PropertyListValue(propertyListData: Data(contentsOf: URL(fileURLWithPath: sandbox.path + "/documents/" + name)))
-                let seen = other.value(forKey: name)
+                let seen = other.value(forKey: StoreKey(name))
                 #expect(seen.map { RecordCodec.valueBytes($0) } == RecordCodec.valueBytes(written),
                         "seed \(seed): \(name) written \(written), seen \(seen.map { "\($0)" } ?? "nothing")")
             }

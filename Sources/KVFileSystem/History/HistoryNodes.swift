@@ -1,4 +1,5 @@
 import FUSEKit
+import KVStore
 
 /// Inode numbers for `.kvfs/history/`: the folder itself, a folder per key
 /// and a file per version. They are numbered from ``firstNumbered`` up, apart
@@ -14,9 +15,9 @@ struct HistoryNodes {
     /// What a history inode stands for.
     enum Node: Hashable {
         /// `.kvfs/history/KEYFILE/`.
-        case key(String)
+        case key(StoreKey)
         /// `.kvfs/history/KEYFILE/NAME`.
-        case version(key: String, name: String)
+        case version(key: StoreKey, name: String)
     }
 
     private var inodeByNode: [Node: InodeNumber] = [:]

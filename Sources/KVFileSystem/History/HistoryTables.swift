@@ -24,14 +24,14 @@ struct HistoryTables {
 
     let store: DeviceStore
     var nodes = HistoryNodes()
-    private var listings: [String: Listing] = [:]
+    private var listings: [StoreKey: Listing] = [:]
 
     init(store: DeviceStore) {
         self.store = store
     }
 
     /// `key`'s versions, from the kept listing while it holds.
-    mutating func listing(of key: String) -> Listing {
+    mutating func listing(of key: StoreKey) -> Listing {
         let revision = store.historyRevision
         let now = ContinuousClock.now
         if let kept = listings[key], kept.revision == revision, now - kept.made < Self.listingLifetime { return kept }

@@ -60,7 +60,7 @@ final class ChangeLog: Sendable {
         var time: String
         var reason: String
         var code: Int
-        var keys: [String]
+        var keys: [StoreKey]
 
         /// The line's JSON, its fields in the order above, which the README shows and readers
         /// see: each value is JSON-encoded, but JSONEncoder orders an object's keys by hash (or

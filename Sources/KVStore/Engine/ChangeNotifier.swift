@@ -22,7 +22,7 @@ final class ChangeNotifier: Sendable {
     /// Everyone listening, by token.
     private struct Registry {
         var changeObservers: [Int: @Sendable (StoreChange) -> Void] = [:]
-        var visibilityObservers: [Int: @Sendable (Set<String>) -> Void] = [:]
+        var visibilityObservers: [Int: @Sendable (Set<StoreKey>) -> Void] = [:]
         var commitListeners: [Int: @Sendable () -> Void] = [:]
         /// Gets each record this device appends (the property tests' reference model).
         var appendListener: (@Sendable (JournalRecord) -> Void)?
@@ -54,7 +54,7 @@ final class ChangeNotifier: Sendable {
     }
 
     /// Adds a visibility observer.
-    func addVisibilityObserver(_ observer: @escaping @Sendable (Set<String>) -> Void) -> ObserverToken {
+    func addVisibilityObserver(_ observer: @escaping @Sendable (Set<StoreKey>) -> Void) -> ObserverToken {
         registry.withLock { registry in
             let token = registry.nextToken()
             registry.visibilityObservers[token.id] = observer
@@ -100,7 +100,7 @@ final class ChangeNotifier: Sendable {
     }
 
     /// Tells the visibility observers that `keys` changed.
-    func announceVisible(_ keys: Set<String>) {
+    func announceVisible(_ keys: Set<StoreKey>) {
         guard !keys.isEmpty else { return }
         let observers = registry.withLock { Array($0.visibilityObservers.values) }
         guard !observers.isEmpty else { return }

@@ -159,9 +159,9 @@ final class Compactor: Sendable {
     /// The keys whose winning removal in this device's folder
     /// ``TombstoneCollection`` lets go: every device has read it, and no
     /// folder holds an older value of the key.
-    private static func collectableTombstones(of state: EngineState) -> Set<String> {
+    private static func collectableTombstones(of state: EngineState) -> Set<StoreKey> {
         let device = state.deviceID
-        let tombstones = state.merged.records(inFolder: device).compactMap { record -> (key: String, readFrom: HLCTimestamp)? in
+        let tombstones = state.merged.records(inFolder: device).compactMap { record -> (key: StoreKey, readFrom: HLCTimestamp)? in
             guard case let .remove(key) = record.operation else { return nil }
             if record.stamp.device == device { return (key, record.stamp.time) }
             return (state.adoptions[device]?[record.stamp.device]?.at).map { (key, $0) }  // an adopted one

@@ -7,8 +7,8 @@ extension DeviceStore {
     /// at once, so this device never shows some of them without the others,
     /// and other devices read them as one write in the common case. One
     /// refusal writes nothing: a QuotaViolationChange is logged as for `set`.
-    public func setValues(_ values: [String: PropertyListValue]) throws(KVStoreError) {
-        let entries = values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    public func setValues(_ values: [StoreKey: PropertyListValue]) throws(KVStoreError) {
+        let entries = values.sorted { $0.key < $1.key }
         try write(keys: entries.map(\.key)) { _, _ in entries.map { .put(key: $0.key, value: $0.value) } }
     }
 }

@@ -13,7 +13,7 @@ extension DeviceStore {
     /// letting them back, an account change, or this store's own writes —
     /// except the keys a write stored itself, which its caller knows. A mount
     /// drops the kernel's caches of these keys.
-    public func addVisibilityObserver(_ observer: @escaping @Sendable (Set<String>) -> Void) -> ObserverToken {
+    public func addVisibilityObserver(_ observer: @escaping @Sendable (Set<StoreKey>) -> Void) -> ObserverToken {
         notifier.addVisibilityObserver(observer)
     }
 

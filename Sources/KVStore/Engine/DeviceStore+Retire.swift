@@ -70,10 +70,10 @@ extension DeviceStore {
     /// held, so that no value or removal they won is lost. Returns the keys
     /// whose visible entry changed. What cannot be kept now is tried again
     /// at the next refresh.
-    func adoptVanished(_ devices: [DeviceID]) -> Set<String> {
+    func adoptVanished(_ devices: [DeviceID]) -> Set<StoreKey> {
         let adopted = devices.compactMap { device in adopt(device, retired: false).map { (device, $0) } }
         return engine.withLock { state in
-            var changed: Set<String> = []
+            var changed: Set<StoreKey> = []
             for (device, kept) in adopted { changed.formUnion(state.forgetVanished(device, kept: kept)) }
             return changed.union(state.applyAdoptions())
         }

@@ -156,20 +156,20 @@ public final class DeviceStore: Sendable {
     public var storeID: String { engine.withLock { $0.storeID } }
 
     /// A key's entry (value, file form, stamp), or nil.
-    public func entry(forKey key: String) -> KeyEntry? {
+    public func entry(forKey key: StoreKey) -> KeyEntry? {
         engine.withLock { $0.merged.visible[key] }
     }
 
     /// A key's value, or nil.
-    public func value(forKey key: String) -> PropertyListValue? { entry(forKey: key)?.value }
+    public func value(forKey key: StoreKey) -> PropertyListValue? { entry(forKey: key)?.value }
 
     /// Every key's value.
-    public var values: [String: PropertyListValue] {
+    public var values: [StoreKey: PropertyListValue] {
         engine.withLock { $0.merged.visible.mapValues(\.value) }
     }
 
     /// Every key's entry.
-    public var entries: [String: KeyEntry] { engine.withLock { $0.merged.visible } }
+    public var entries: [StoreKey: KeyEntry] { engine.withLock { $0.merged.visible } }
 
     /// What the store uses against its limits.
     public var usage: QuotaUsage { engine.withLock { $0.merged.usage } }
@@ -180,13 +180,13 @@ public final class DeviceStore: Sendable {
     // MARK: Writing
 
     /// Sets a key's value, after checking the key and the quota.
-    public func set(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
+    public func set(_ value: PropertyListValue, forKey key: StoreKey) throws(KVStoreError) {
         try write(key: key) { _, _ throws(KVStoreError) in .put(key: key, value: value) }
     }
 
     /// Sets a key from the bytes a writer left in its file (README § Values and their files), and returns the value stored.
     @discardableResult
-    public func setFileContent(_ content: [UInt8], forKey key: String) throws(KVStoreError) -> PropertyListValue {
+    public func setFileContent(_ content: [UInt8], forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue {
         var stored: PropertyListValue?
         try write(key: key) { current, _ throws(KVStoreError) in
             let value = try FileForm.decode(content, key: key, existingType: current?.value.type)
@@ -197,7 +197,7 @@ public final class DeviceStore: Sendable {
     }
 
     /// Converts a key's value to another type when nothing is lost (`setfattr -n user.kvfs.type`).
-    public func convert(key: String, to type: PropertyListType) throws(KVStoreError) {
+    public func convert(key: StoreKey, to type: PropertyListType) throws(KVStoreError) {
         try write(key: key) { current, _ throws(KVStoreError) in
             guard let current else { throw .noSuchKey(key) }
             guard let value = current.value.converted(to: type) else {
@@ -209,7 +209,7 @@ public final class DeviceStore: Sendable {
 
     /// Checks, without writing, that `key` may hold a value of `size` bytes
     /// (for a writer whose buffer grows); a refusal is logged as QuotaViolationChange.
-    public func checkQuota(forKey key: String, size: Int) throws(KVStoreError) {
+    public func checkQuota(forKey key: StoreKey, size: Int) throws(KVStoreError) {
         do throws(KVStoreError) {
             try QuotaUsage.checkKey(key)
             try engine.withLock { state throws(KVStoreError) in
@@ -222,14 +222,14 @@ public final class DeviceStore: Sendable {
     }
 
     /// Removes a key; removing a missing key does nothing.
-    public func removeValue(forKey key: String) throws(KVStoreError) {
+    public func removeValue(forKey key: StoreKey) throws(KVStoreError) {
         try write(key: key) { current, _ throws(KVStoreError) in
             current == nil ? nil : .remove(key: key)
         }
     }
 
     /// Renames a key in one step: the target's old value goes, unless `replace` is false.
-    public func rename(_ from: String, to: String, replace: Bool = true) throws(KVStoreError) {
+    public func rename(_ from: StoreKey, to: StoreKey, replace: Bool = true) throws(KVStoreError) {
         try QuotaUsage.checkKey(to)
         try write(key: from) { current, merged throws(KVStoreError) in
             guard let current else { throw .noSuchKey(from) }
@@ -245,7 +245,7 @@ public final class DeviceStore: Sendable {
     }
 
     /// The write path for one key: ``write(keys:_:)``.
-    private func write(key: String, _ decide: (KeyEntry?, MergedState) throws(KVStoreError) -> JournalRecord.Operation?)
+    private func write(key: StoreKey, _ decide: (KeyEntry?, MergedState) throws(KVStoreError) -> JournalRecord.Operation?)
     throws(KVStoreError) {
         try write(keys: [key]) { current, merged throws(KVStoreError) in try decide(current[0], merged).map { [$0] } ?? [] }
     }
@@ -263,7 +263,7 @@ public final class DeviceStore: Sendable {
     /// (the room that removals and overwrites left behind is then free: a
     /// small disk stayed full however many keys were removed), keeping none
     /// of this device's history, and is tried once more.
-    func write(keys: [String], _ decide: ([KeyEntry?], MergedState) throws(KVStoreError) -> [JournalRecord.Operation])
+    func write(keys: [StoreKey], _ decide: ([KeyEntry?], MergedState) throws(KVStoreError) -> [JournalRecord.Operation])
     throws(KVStoreError) {
         var refusedKey = keys.first ?? ""  // the key a quota refusal names
         defer { announceVisibleChanges() }

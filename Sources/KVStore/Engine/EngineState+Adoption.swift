@@ -61,7 +61,7 @@ extension EngineState {
     /// Stops reading the folder of a device whose records this device
     /// adopted (`kept` of them) when its folder vanished, and says so.
     /// Returns the keys whose visible entry changed.
-    mutating func forgetVanished(_ device: DeviceID, kept: (values: Int, removals: Int)) -> Set<String> {
+    mutating func forgetVanished(_ device: DeviceID, kept: (values: Int, removals: Int)) -> Set<StoreKey> {
         if kept.values + kept.removals > 0 {
             warn("""
                 devices/\(device.hex) (\(displayName(of: device))) vanished; its \(kept.values) values and \
@@ -74,7 +74,7 @@ extension EngineState {
 
     /// Stops reading a device's folder (gone, or retired); returns the keys whose visible entry changed.
     @discardableResult
-    mutating func forgetFolder(of device: DeviceID) -> Set<String> {
+    mutating func forgetFolder(of device: DeviceID) -> Set<StoreKey> {
         heldBack.forget(device)
         history.forget(device)
         if let reader = readers.removeValue(forKey: device) { remembered[device] = reader.contiguous ?? ReadProgress.nothing }
@@ -88,7 +88,7 @@ extension EngineState {
     /// (its adopter vanished, unretired). A vanished device's folder is not
     /// filtered: it may come back, still writing. Returns the keys whose
     /// visible entry changed.
-    mutating func applyAdoptions() -> Set<String> {
+    mutating func applyAdoptions() -> Set<StoreKey> {
         // Only folders that adopted something are kept: `isRetired` and the status look through every
         // entry for each device, which with an entry per folder cost n² (minutes, with the store's lock
         // held, for a sync directory holding 20,000 empty device folders).
@@ -105,7 +105,7 @@ extension EngineState {
             }
         }
         if let own = upTo[deviceID] { clock.observeOwn(own) }  // its next writes must not be taken for adopted ones
-        var changed: Set<String> = []
+        var changed: Set<StoreKey> = []
         for device in Set(upTo.keys).union(adoptedUpTo.keys) where upTo[device] != adoptedUpTo[device] {
             let before = adoptedUpTo[device]
             adoptedUpTo[device] = upTo[device]
@@ -131,7 +131,7 @@ extension EngineState {
     }
 
     /// Reads a device's folder again from its beginning.
-    private mutating func reread(_ device: DeviceID) -> Set<String> {
+    private mutating func reread(_ device: DeviceID) -> Set<StoreKey> {
         guard device == deviceID || sync.devices().contains(device) else { return [] }
         let reader = DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
         readers[device] = reader

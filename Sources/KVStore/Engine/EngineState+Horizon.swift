@@ -36,9 +36,9 @@ extension EngineState {
 
     /// Merges the held-back records whose time has come; returns the keys
     /// whose value changed.
-    mutating func releaseHeldBack() -> Set<String> {
+    mutating func releaseHeldBack() -> Set<StoreKey> {
         guard !heldBack.isEmpty else { return [] }
-        var changed: Set<String> = []
+        var changed: Set<StoreKey> = []
         for (device, released) in heldBack.release(upTo: clock.horizon()) {
             if let latest = released.map(\.stamp.time).max() { clock.observe(latest) }
             let records = released.filter { record in adoptedUpTo[device].map { record.stamp.time > $0 } ?? true }

@@ -7,7 +7,7 @@ extension EngineState {
     /// the devices whose folders vanished without anyone retiring them: the
     /// store keeps what they held (``DeviceStore/adoptVanished(_:)``) once it
     /// has let go of the lock, for that takes a compaction.
-    mutating func readOtherDevices() -> (changed: Set<String>, vanished: [DeviceID]) {
+    mutating func readOtherDevices() -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
         retentionRead = nil  // a device may have set another since: read again when next asked
         var changed = releaseHeldBack()
         let present = sync.devices()
@@ -27,7 +27,7 @@ extension EngineState {
     /// past it, less what is stamped too far ahead (``admit(_:from:)``) and
     /// what that folder holds of its records that another folder adopted;
     /// returns the keys whose visible entry changed.
-    mutating func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<String> {
+    mutating func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<StoreKey> {
         history.take(batch, from: device)
         var records = admit(batch, from: device)
         if let adopted = adoptedUpTo[device] { records.removeAll { $0.stamp.time <= adopted } }
@@ -65,7 +65,7 @@ extension EngineState {
     /// it closed (`seen`): the keys whose visible entry another device
     /// changed (its own writes are not news to it), and the keys newly set
     /// aside. Counts as the first sync.
-    mutating func changedSince(_ seen: (visible: [String: Stamp], setAside: [String: Stamp])) -> (changed: [String], setAside: [String]) {
+    mutating func changedSince(_ seen: (visible: [StoreKey: Stamp], setAside: [StoreKey: Stamp])) -> (changed: [StoreKey], setAside: [StoreKey]) {
         lastSyncTime = Date()
         let shown = Set(seen.visible.keys).union(merged.visible.keys)
         let changed = shown.filter { key in

@@ -28,7 +28,7 @@ extension EngineState {
             + devices.compactMap { $0.warning(staleAfter: staleAfter) }
             + lagWarnings(progresses: progresses, devices: devices, now: now, staleAfter: staleAfter)
         return StoreStatus(storeID: storeID, syncDirectory: sync.path, stateDirectory: stateDirectory,
-                           mountPoint: mountPoint, device: this, usage: merged.usage, setAside: merged.setAside.sorted(),
+                           mountPoint: mountPoint, device: this, usage: merged.usage, setAside: merged.setAside.sorted().map(\.string),
                            devices: devices, lastSync: lastSyncTime, staleAfter: staleAfter, warnings: warnings)
     }
 

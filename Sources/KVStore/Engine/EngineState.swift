@@ -43,7 +43,7 @@ struct EngineState {
     /// When other devices' records were last read.
     var lastSyncTime: Date?
     /// Keys whose visible entry changed and that the visibility observers have not been told of.
-    var unannouncedKeys: Set<String> = []
+    var unannouncedKeys: Set<StoreKey> = []
     /// Whether the store is closed: nothing is written any more.
     var isClosed = false
 
@@ -75,14 +75,14 @@ struct EngineState {
         /// The records appended, in order.
         var records: [JournalRecord]
         /// Keys the quota rule newly set aside.
-        var displaced: Set<String>
+        var displaced: Set<StoreKey>
         /// Whether the journal has grown enough to be compacted.
         var compactionDue: Bool
     }
 
     /// The entries writes to `keys` replace, for the caller to decide the
     /// writes from; throws once the store is closed.
-    func entriesToReplace(_ keys: [String]) throws(KVStoreError) -> [KeyEntry?] {
+    func entriesToReplace(_ keys: [StoreKey]) throws(KVStoreError) -> [KeyEntry?] {
         guard !isClosed else { throw .io(path: sync.path, reason: "the store is closed") }
         return keys.map { merged.visible[$0] }
     }
@@ -90,7 +90,7 @@ struct EngineState {
     /// The one write: checks the quota for all of `operations` together
     /// (`refusedKey` is then the key of the value it refuses), appends their
     /// records in one write(2) and merges them.
-    mutating func write(_ operations: [JournalRecord.Operation], refusing refusedKey: inout String)
+    mutating func write(_ operations: [JournalRecord.Operation], refusing refusedKey: inout StoreKey)
     throws(KVStoreError) -> WriteOutcome {
         var usage = merged.usage
         for case let .put(key, value) in operations {
@@ -135,13 +135,13 @@ struct EngineState {
     // MARK: Telling
 
     /// Keeps `keys` for the visibility observers, and returns them.
-    mutating func noteVisibleChanges(_ keys: Set<String>) -> Set<String> {
+    mutating func noteVisibleChanges(_ keys: Set<StoreKey>) -> Set<StoreKey> {
         unannouncedKeys.formUnion(keys)
         return keys
     }
 
     /// The keys the visibility observers have not been told of, forgotten here.
-    mutating func takeUnannouncedKeys() -> Set<String> {
+    mutating func takeUnannouncedKeys() -> Set<StoreKey> {
         defer { unannouncedKeys = [] }
         return unannouncedKeys
     }
@@ -163,7 +163,7 @@ struct EngineState {
         /// The fsync that makes the last writes durable.
         var syncPoint: JournalWriter.SyncPoint?
         /// What this device shows: the stamp of each visible key, and of each key set aside.
-        var visible: [String: Stamp], setAside: [String: Stamp]
+        var visible: [StoreKey: Stamp], setAside: [StoreKey: Stamp]
     }
 
     /// Closes the state: no write or refresh after this one. Nil when it was closed already.

@@ -84,22 +84,22 @@ struct Winner: Sendable {
 /// tombstones included.
 struct MergedState {
     /// Per folder (by its device), its newest record for each key.
-    private(set) var folders: [DeviceID: [String: Version]] = [:]
+    private(set) var folders: [DeviceID: [StoreKey: Version]] = [:]
     /// Per key, the winning record.
-    private(set) var winners: [String: Winner] = [:]
+    private(set) var winners: [StoreKey: Winner] = [:]
     /// The keys the store shows, after the quota rule.
-    private(set) var visible: [String: KeyEntry] = [:]
+    private(set) var visible: [StoreKey: KeyEntry] = [:]
     /// Live winners the quota rule leaves out.
-    private(set) var setAside: Set<String> = []
+    private(set) var setAside: Set<StoreKey> = []
     /// What the visible keys use.
     private(set) var usage = QuotaUsage()
     /// Changes with every merge, so that what is worked out from the winners can be kept until then.
     private(set) var revision: UInt64 = 0
 
     /// Merges records read from (or appended to) `folder`; returns the keys whose visible value changed.
-    mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<String> {
+    mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<StoreKey> {
         revision &+= 1
-        var touched: Set<String> = []
+        var touched: Set<StoreKey> = []
         for record in records {
             for (key, version) in keepNewest(record, in: folder) {
                 if let winner = winners[key], !version.beats(winner.version) { continue }
@@ -112,7 +112,7 @@ struct MergedState {
 
     /// Replaces everything read from `folder` by `records` (its new snapshot
     /// and what followed it); returns the keys whose visible value changed.
-    mutating func replace(recordsIn folder: DeviceID, with records: [JournalRecord]) -> Set<String> {
+    mutating func replace(recordsIn folder: DeviceID, with records: [JournalRecord]) -> Set<StoreKey> {
         revision &+= 1
         var touched = Set((folders.removeValue(forKey: folder) ?? [:]).keys)
         for record in records {
@@ -129,7 +129,7 @@ struct MergedState {
 
     /// Drops `folder`'s records stamped up to `time` (another folder adopted
     /// them); returns the keys whose visible value changed.
-    mutating func forget(recordsIn folder: DeviceID, upTo time: HLCTimestamp) -> Set<String> {
+    mutating func forget(recordsIn folder: DeviceID, upTo time: HLCTimestamp) -> Set<StoreKey> {
         let versions = folders[folder] ?? [:]
         guard versions.values.contains(where: { $0.stamp.time <= time }) else { return [] }
         return replace(recordsIn: folder, with: versions.compactMap { key, version in
@@ -138,7 +138,7 @@ struct MergedState {
     }
 
     /// Notes `record`'s changes as its folder's newest where they are; returns those.
-    private mutating func keepNewest(_ record: JournalRecord, in folder: DeviceID) -> [(key: String, version: Version)] {
+    private mutating func keepNewest(_ record: JournalRecord, in folder: DeviceID) -> [(key: StoreKey, version: Version)] {
         record.changes.compactMap { key, value in
             let version = Version(stamp: record.stamp, value: value, rank: value == nil ? nil : record.rank)
             if let newest = folders[folder]?[key], !version.beats(newest) { return nil }
@@ -148,7 +148,7 @@ struct MergedState {
     }
 
     /// Brings `visible` up to date after the winners of `touched` changed.
-    private mutating func updateVisible(_ touched: Set<String>) -> Set<String> {
+    private mutating func updateVisible(_ touched: Set<StoreKey>) -> Set<StoreKey> {
         guard !touched.isEmpty else { return [] }
         if setAside.isEmpty, let usage = QuotaRule.usage(usage, replacing: touched, of: visible, by: winners) {
             // Everything fits, as it did before: what oldest-first admits anyway.
@@ -180,7 +180,7 @@ struct MergedState {
     }
 
     /// The record that stores `version` of `key`.
-    static func record(_ key: String, _ version: Version) -> JournalRecord {
+    static func record(_ key: StoreKey, _ version: Version) -> JournalRecord {
         let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
         return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank)
     }

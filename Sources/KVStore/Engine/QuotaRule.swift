@@ -17,15 +17,15 @@
 enum QuotaRule {
     /// What the store shows, and what it sets aside.
     struct Admitted {
-        var visible: [String: KeyEntry] = [:]
-        var setAside: Set<String> = []
+        var visible: [StoreKey: KeyEntry] = [:]
+        var setAside: Set<StoreKey> = []
         var usage = QuotaUsage()
     }
 
     /// The usage once the winners of `touched` replace what `visible` shows
     /// for them, or nil when that passes a limit.
-    static func usage(_ usage: QuotaUsage, replacing touched: Set<String>, of visible: [String: KeyEntry],
-                      by winners: [String: Winner]) -> QuotaUsage? {
+    static func usage(_ usage: QuotaUsage, replacing touched: Set<StoreKey>, of visible: [StoreKey: KeyEntry],
+                      by winners: [StoreKey: Winner]) -> QuotaUsage? {
         var next = usage
         for key in touched {
             let old = visible[key]
@@ -37,7 +37,7 @@ enum QuotaRule {
     }
 
     /// The rule, from scratch: oldest rank first, each live winner that fits is admitted.
-    static func admitOldestFirst(_ winners: [String: Winner]) -> Admitted {
+    static func admitOldestFirst(_ winners: [StoreKey: Winner]) -> Admitted {
         let live = winners.compactMap { key, winner in winner.value.map { (key: key, entry: $0) } }
             .sorted { ($0.entry.rank, $0.key) < ($1.entry.rank, $1.key) }
         var admitted = Admitted()

@@ -175,10 +175,10 @@ final class StateDirectory: Sendable {
 
     /// What this device showed when it last ran, or nil for a new device:
     /// the stamp of each visible key, and of each key the quota rule set aside.
-    func seen() -> (visible: [String: Stamp], setAside: [String: Stamp])? {
+    func seen() -> (visible: [StoreKey: Stamp], setAside: [StoreKey: Stamp])? {
         guard let bytes = try? folder?.read("seen.log") else { return nil }
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
-        var seen: (visible: [String: Stamp], setAside: [String: Stamp]) = ([:], [:])
+        var seen: (visible: [StoreKey: Stamp], setAside: [StoreKey: Stamp]) = ([:], [:])
         for record in scan.records {
             switch record.operation {
             case let .remove(key): seen.visible[key] = record.stamp
@@ -192,7 +192,7 @@ final class StateDirectory: Sendable {
     /// Remembers what this device shows, as framed records (reusing the
     /// journal's format; only the stamps count): a visible key as a removal,
     /// a set-aside one as a put.
-    func saveSeen(visible: [String: Stamp], setAside: [String: Stamp]) {
+    func saveSeen(visible: [StoreKey: Stamp], setAside: [StoreKey: Stamp]) {
         var bytes: [UInt8] = []
         for (key, stamp) in visible { bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .remove(key: key))) }
         for (key, stamp) in setAside {

@@ -28,12 +28,12 @@ public struct StoreChange: Sendable, Equatable {
     /// Why it happened.
     public var reason: ChangeReason
     /// The keys whose values changed (or were refused), sorted.
-    public var keys: [String]
+    public var keys: [StoreKey]
     /// When it was noticed.
     public var time: Date
 
     /// Creates a change record.
-    public init(reason: ChangeReason, keys: [String], time: Date = Date()) {
+    public init(reason: ChangeReason, keys: [StoreKey], time: Date = Date()) {
         self.reason = reason
         self.keys = keys.sorted()
         self.time = time

@@ -40,13 +40,13 @@ enum TombstoneCollection {
         /// How far this device has read its records without a gap.
         var readUpTo: HLCTimestamp?
         /// Its newest record for each key, as read here.
-        var newest: [String: Version]
+        var newest: [StoreKey: Version]
     }
 
     /// The keys among `tombstones` (in this device's folder, each with the
     /// stamp up to which a peer must have read the folder to hold it) that may be dropped.
-    static func collectable(_ tombstones: [(key: String, readFrom: HLCTimestamp)], of device: DeviceID,
-                            peers: [Peer]) -> Set<String> {
+    static func collectable(_ tombstones: [(key: StoreKey, readFrom: HLCTimestamp)], of device: DeviceID,
+                            peers: [Peer]) -> Set<StoreKey> {
         guard peers.allSatisfy(hasBeenReadUpToItsProgress) else { return [] }
         return Set(tombstones.filter { key, readFrom in
             peers.allSatisfy { peer in

@@ -15,11 +15,11 @@ extension DeviceStore {
     }
 
     /// Every key with a version within the retention, removed keys included, in UTF-8 order.
-    public var historyKeys: [String] { engine.withLock { $0.historyKeys() } }
+    public var historyKeys: [StoreKey] { engine.withLock { $0.historyKeys() } }
 
     /// The versions of `key` within the retention, oldest first, without
     /// their values (``value(of:)`` reads one).
-    public func history(forKey key: String) -> [KeyVersion] {
+    public func history(forKey key: StoreKey) -> [KeyVersion] {
         engine.withLock { $0.keyVersions(of: key) }
     }
 
@@ -32,7 +32,7 @@ extension DeviceStore {
     }
 
     /// The version of `key` that history names `name` (``KeyVersion/name``), if it is within the retention.
-    public func version(named name: String, ofKey key: String) -> KeyVersion? {
+    public func version(named name: String, ofKey key: StoreKey) -> KeyVersion? {
         history(forKey: key).first { $0.name == name }
     }
 
@@ -64,7 +64,7 @@ extension DeviceStore {
     /// Writes `version` as `key`'s new version, as Vault's rollback does: its
     /// value (or, for a removal, the key's removal) written now by this
     /// device, which syncs as any write does.
-    public func restore(_ version: KeyVersion, forKey key: String) throws(KVStoreError) {
+    public func restore(_ version: KeyVersion, forKey key: StoreKey) throws(KVStoreError) {
         if version.isRemoval {
             guard entry(forKey: key) != nil else {
                 throw .noSuchVersion(key: key, reason: "'\(key)' is removed already")
@@ -78,7 +78,7 @@ extension DeviceStore {
 
     /// Writes the newest value `key` had before it was removed as its new
     /// version (`kvfs undelete`), and returns the version restored.
-    public func undelete(_ key: String) throws(KVStoreError) -> KeyVersion {
+    public func undelete(_ key: StoreKey) throws(KVStoreError) -> KeyVersion {
         try QuotaUsage.checkKey(key)
         guard entry(forKey: key) == nil else {
             throw .noSuchVersion(key: key, reason: "'\(key)' is not removed (`kvfs restore` brings back any version)")

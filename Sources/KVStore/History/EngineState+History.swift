@@ -52,7 +52,7 @@ extension EngineState {
 
     /// The versions of `key` the retention keeps, oldest first, each with
     /// whether it is current and a folder that holds its record.
-    mutating func keptVersions(of key: String) -> [(version: HistoryIndex.Version, isCurrent: Bool)] {
+    mutating func keptVersions(of key: StoreKey) -> [(version: HistoryIndex.Version, isCurrent: Bool)] {
         let floor = retentionFloor()
         let current = merged.winners[key]?.stamp
         return history.versions(of: key, hidden: isHidden).compactMap { version in
@@ -63,7 +63,7 @@ extension EngineState {
     }
 
     /// The versions of `key` the retention keeps, as ``KeyVersion``s without their values.
-    mutating func keyVersions(of key: String) -> [KeyVersion] {
+    mutating func keyVersions(of key: StoreKey) -> [KeyVersion] {
         let kept = keptVersions(of: key)
         let deviceNames = kept.map { displayName(of: $0.version.stamp.device) }
         let names = VersionName.names(of: kept.indices.map { (kept[$0].version.stamp.time, deviceNames[$0], kept[$0].version.isRemoval) })
@@ -75,17 +75,17 @@ extension EngineState {
     }
 
     /// Every key with a version the retention keeps, removed keys included.
-    mutating func historyKeys() -> [String] {
+    mutating func historyKeys() -> [StoreKey] {
         let floor = retentionFloor()
         var keys = Set(merged.winners.compactMap { $0.value.value == nil ? nil : $0.key })  // current values
         for version in history.allVersions(hidden: isHidden) where !keys.contains(version.key) && floor.keeps(version.stamp) {
             keys.insert(version.key)
         }
-        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return keys.sorted()
     }
 
     /// Where the record of `key`'s version `stamp` lies, if a folder holds it.
-    func location(of key: String, stamp: Stamp) -> (folder: DeviceFolder, location: RecordLocation)? {
+    func location(of key: StoreKey, stamp: Stamp) -> (folder: DeviceFolder, location: RecordLocation)? {
         history.versions(of: key, hidden: isHidden).first { $0.stamp == stamp }.map { (sync.folder(of: $0.folder), $0.location) }
     }
 

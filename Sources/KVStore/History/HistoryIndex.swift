@@ -43,7 +43,7 @@ struct HistoryIndex {
     private var writers: [DeviceID] = []
     private var writerNumbers: [DeviceID: UInt32] = [:]
     /// Per folder (by its device), per key, its versions in the order read.
-    private var folders: [DeviceID: [String: [Entry]]] = [:]
+    private var folders: [DeviceID: [StoreKey: [Entry]]] = [:]
     /// Changes with every change of the versions (for ``Cache``).
     private(set) var revision: UInt64 = 0
     /// The last retention floor worked out, and what it was worked out from.
@@ -118,12 +118,12 @@ struct HistoryIndex {
     // MARK: Asking
 
     /// Every key with a version in some folder.
-    var keys: Set<String> { Set(folders.values.flatMap(\.keys)) }
+    var keys: Set<StoreKey> { Set(folders.values.flatMap(\.keys)) }
 
     /// The versions of `key`, oldest first, each once: those the folders
     /// hold, less those `hidden` says to pass over (a folder's records a
     /// retirement lets every device ignore).
-    func versions(of key: String, hidden: (DeviceID, HLCTimestamp) -> Bool) -> [Version] {
+    func versions(of key: StoreKey, hidden: (DeviceID, HLCTimestamp) -> Bool) -> [Version] {
         var found: [Version] = []
         for (folder, versions) in folders {
             for entry in versions[key] ?? [] where !hidden(folder, entry.time) {
@@ -139,8 +139,8 @@ struct HistoryIndex {
 
     /// Every version of the store, each once, but those `hidden` passes over,
     /// with their keys: what retention weighs.
-    func allVersions(hidden: (DeviceID, HLCTimestamp) -> Bool) -> [(key: String, stamp: Stamp, isRemoval: Bool, size: Int)] {
-        var found: [(key: String, stamp: Stamp, isRemoval: Bool, size: Int)] = []
+    func allVersions(hidden: (DeviceID, HLCTimestamp) -> Bool) -> [(key: StoreKey, stamp: Stamp, isRemoval: Bool, size: Int)] {
+        var found: [(key: StoreKey, stamp: Stamp, isRemoval: Bool, size: Int)] = []
         for (folder, versions) in folders {
             for (key, entries) in versions {
                 for entry in entries where !hidden(folder, entry.time) {
@@ -149,14 +149,14 @@ struct HistoryIndex {
             }
         }
         guard folders.count > 1 else { return found }  // one folder holds each version once
-        found.sort { $0.stamp != $1.stamp ? $0.stamp < $1.stamp : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        found.sort { $0.stamp != $1.stamp ? $0.stamp < $1.stamp : $0.key < $1.key }
         return found.enumerated().compactMap { index, version in
             index > 0 && found[index - 1].stamp == version.stamp && found[index - 1].key == version.key ? nil : version
         }
     }
 
     /// The stamps of `key`'s versions in the folders other than `folder`.
-    func stamps(of key: String, outside folder: DeviceID) -> Set<Stamp> {
+    func stamps(of key: StoreKey, outside folder: DeviceID) -> Set<Stamp> {
         var stamps: Set<Stamp> = []
         for (other, versions) in folders where other != folder {
             for entry in versions[key] ?? [] { stamps.insert(Stamp(time: entry.time, device: writers[Int(entry.writer)])) }
@@ -165,7 +165,7 @@ struct HistoryIndex {
     }
 
     /// The versions of `folder` (its records, as it holds them), per key, oldest first.
-    func versions(in folder: DeviceID) -> [String: [Version]] {
+    func versions(in folder: DeviceID) -> [StoreKey: [Version]] {
         (folders[folder] ?? [:]).mapValues { entries in
             entries.map { entry in
                 Version(stamp: Stamp(time: entry.time, device: writers[Int(entry.writer)]), isRemoval: entry.isRemoval,

@@ -10,7 +10,7 @@ import Foundation
 /// one again as a new version.
 public struct KeyVersion: Sendable, Equatable {
     /// The key.
-    public let key: String
+    public let key: StoreKey
     /// Its stamp: the writer's clock and device. Versions are ordered by it.
     public let stamp: Stamp
     /// The name of the device that wrote it.
@@ -40,7 +40,7 @@ public struct KeyVersion: Sendable, Equatable {
     public var deviceID: DeviceID { stamp.device }
 
     /// A version from its parts.
-    public init(key: String, stamp: Stamp, deviceName: String, isRemoval: Bool, size: Int, isCurrent: Bool, name: String,
+    public init(key: StoreKey, stamp: Stamp, deviceName: String, isRemoval: Bool, size: Int, isCurrent: Bool, name: String,
                 value: PropertyListValue? = nil) {
         self.key = key
         self.stamp = stamp
@@ -67,7 +67,7 @@ public enum VersionName {
     public static func names(of versions: [(time: HLCTimestamp, deviceName: String, isRemoval: Bool)]) -> [String] {
         var seen: [String: Int] = [:]
         return versions.map { version in
-            let base = timeText(version.time) + "@" + FileName.encode(version.deviceName)
+            let base = timeText(version.time) + "@" + FileName.encode(StoreKey(version.deviceName))
             let kind = version.isRemoval ? removedSuffix : ""
             let count = (seen[base + kind] ?? 0) + 1
             seen[base + kind] = count

@@ -5,11 +5,11 @@ public struct JournalRecord: Equatable, Sendable {
     /// What a record does.
     public enum Operation: Equatable, Sendable {
         /// `key` now holds `value`.
-        case put(key: String, value: PropertyListValue)
+        case put(key: StoreKey, value: PropertyListValue)
         /// `key` is gone (a tombstone).
-        case remove(key: String)
+        case remove(key: StoreKey)
         /// `from` is gone and `to` holds `value`, in one step.
-        case rename(from: String, to: String, value: PropertyListValue)
+        case rename(from: StoreKey, to: StoreKey, value: PropertyListValue)
         /// Closes a snapshot file: it holds exactly `count` records before this one.
         case snapshotEnd(count: UInt32)
     }
@@ -32,7 +32,7 @@ public struct JournalRecord: Equatable, Sendable {
     }
 
     /// The key changes this record makes: each key with its new value, or nil for removed.
-    public var changes: [(key: String, value: PropertyListValue?)] {
+    public var changes: [(key: StoreKey, value: PropertyListValue?)] {
         switch operation {
         case let .put(key, value): [(key, value)]
         case let .remove(key): [(key, nil)]

@@ -236,7 +236,7 @@ final class JournalWriter {
             func bytes(generation: UInt64) -> (bytes: [UInt8], located: [(JournalRecord, RecordLocation)]) {
                 let all = (records + copied.compactMap { $0.read() }).sorted {
                     $0.stamp != $1.stamp ? $0.stamp < $1.stamp
-                        : ($0.changes.first?.key ?? "").utf8.lexicographicallyPrecedes(($1.changes.first?.key ?? "").utf8)
+                        : ($0.changes.first?.key ?? "") < ($1.changes.first?.key ?? "")
                 }
                 var bytes: [UInt8] = []
                 var located: [(JournalRecord, RecordLocation)] = []

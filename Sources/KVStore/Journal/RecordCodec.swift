@@ -33,13 +33,13 @@ enum RecordCodec {
         writer.u8(RecordKind(record.operation).rawValue)
         switch record.operation {
         case let .put(key, value):
-            writer.string(key)
+            writer.string(key.string)
             RecordValueCoding.encode(value, into: &writer)
         case let .remove(key):
-            writer.string(key)
+            writer.string(key.string)
         case let .rename(from, to, value):
-            writer.string(from)
-            writer.string(to)
+            writer.string(from.string)
+            writer.string(to.string)
             RecordValueCoding.encode(value, into: &writer)
         case let .snapshotEnd(count):
             writer.u32(count)
@@ -100,8 +100,8 @@ enum RecordCodec {
 
 private extension ByteReader {
     /// A key: valid UTF-8 within the key length limit.
-    mutating func key() -> String? {
-        guard let key = string(), (try? QuotaUsage.checkKey(key)) != nil else { return nil }
+    mutating func key() -> StoreKey? {
+        guard let key = string().map({ StoreKey($0) }), (try? QuotaUsage.checkKey(key)) != nil else { return nil }
         return key
     }
 }

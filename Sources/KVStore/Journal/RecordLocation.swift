@@ -31,7 +31,7 @@ extension DeviceFolder {
 /// snapshot is written (without the store's lock): one key's change of the
 /// record at `location` in `folder`, stamped `stamp`.
 struct StoredRecord: Sendable {
-    let key: String
+    let key: StoreKey
     let stamp: Stamp
     let folder: DeviceFolder
     let location: RecordLocation

@@ -27,8 +27,8 @@ enum RecordValueCoding {
             for element in elements { encode(element, into: &writer) }
         case let .dictionary(entries):
             writer.u32(UInt32(entries.count))
-            for (key, element) in entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                writer.string(key)
+            for (key, element) in entries.sorted(by: { $0.key < $1.key }) {
+                writer.string(key.string)
                 encode(element, into: &writer)
             }
         }
@@ -68,13 +68,13 @@ enum RecordValueCoding {
             return .array(elements)
         case .dictionary:
             let count = try elementCount(&reader, depth: depth, budget: budget)
-            var entries: [String: PropertyListValue] = [:]
+            var entries: [StoreKey: PropertyListValue] = [:]
             entries.reserveCapacity(count)
             for _ in 0..<count {
                 guard let key = reader.string() else { throw malformed }
                 try budget.spend(nodes: 1, bytes: key.utf8.count)
                 let value = try decode(&reader, version: version, depth: depth + 1, budget: &budget)
-                guard entries.updateValue(value, forKey: key) == nil else { throw malformed }
+                guard entries.updateValue(value, forKey: StoreKey(key)) == nil else { throw malformed }
             }
             return .dictionary(entries)
         }

@@ -15,7 +15,8 @@ public enum FileName {
     ]
 
     /// The file name that shows `key`. `key` must not be empty.
-    public static func encode(_ key: String) -> String {
+    public static func encode(_ key: StoreKey) -> String {
+        let key = key.string
         let plain = !key.utf8.contains { $0 == 0x2F || $0 == 0 || $0 == 0x25 }
         if plain && key != "." && key != ".." && key != controlFolder { return key }
         var name = ""
@@ -35,9 +36,9 @@ public enum FileName {
 
     /// The key a file name shows, or nil when the name is not the encoding of
     /// any key (empty, the control folder, or a spelling `encode` never makes).
-    public static func decode(_ name: String) -> String? {
+    public static func decode(_ name: String) -> StoreKey? {
         guard !name.isEmpty, name != controlFolder, name != ".", name != ".." else { return nil }
-        if !name.utf8.contains(0x25) { return name.utf8.contains(0x2F) ? nil : name }
+        if !name.utf8.contains(0x25) { return name.utf8.contains(0x2F) ? nil : StoreKey(name) }
         var key = ""
         key.reserveCapacity(name.utf8.count)
         let scalars = Array(name.unicodeScalars)
@@ -51,8 +52,9 @@ public enum FileName {
                 index += 1
             }
         }
-        // A bijection: only the canonical spelling names the key.
-        return encode(key) == name ? key : nil
+        // A bijection: only the canonical spelling names the key (compared
+        // byte for byte: `String`'s == would take another normalization for it).
+        return encode(StoreKey(key)).utf8.elementsEqual(name.utf8) ? StoreKey(key) : nil
     }
 
     private static func escape(_ scalars: [Unicode.Scalar], at index: Int) -> Character? {

@@ -23,7 +23,7 @@ final class ChangeBroadcaster: Sendable {
         // Apple's reason is an NSNumber: `as? Int` and `as? NSNumber` both work on it.
         let userInfo: [AnyHashable: Any] = [
             AppleNames.changeReasonKey: NSNumber(value: change.reason.rawValue),
-            AppleNames.changedKeysKey: change.keys,
+            AppleNames.changedKeysKey: change.keys.map(\.string),
         ]
         NotificationCenter.default.post(name: AppleNames.didChangeExternally, object: store, userInfo: userInfo)
         for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(change) }
@@ -33,7 +33,7 @@ final class ChangeBroadcaster: Sendable {
     /// posts QuotaViolationChange for the key before rethrowing. Both stores
     /// refuse this way, so an observer has heard of the refusal, on the
     /// writer's thread, by the time the setter returns.
-    func postingQuotaRefusal(of key: String, by store: AnyObject, _ write: () throws(KVStoreError) -> Void) throws(KVStoreError) {
+    func postingQuotaRefusal(of key: StoreKey, by store: AnyObject, _ write: () throws(KVStoreError) -> Void) throws(KVStoreError) {
         do {
             try write()
         } catch {

@@ -25,13 +25,13 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     /// Values with their sizes and the usage they add up to, and each key's
     /// versions (oldest first), kept together under one lock.
     private struct Contents {
-        var values: [String: PropertyListValue] = [:]
-        var sizes: [String: Int] = [:]
+        var values: [StoreKey: PropertyListValue] = [:]
+        var sizes: [StoreKey: Int] = [:]
         var usage = QuotaUsage()
-        var versions: [String: [Version]] = [:]
+        var versions: [StoreKey: [Version]] = [:]
 
         /// Adds a version of `key`, then lets go of what the retention no longer keeps.
-        mutating func record(_ value: PropertyListValue?, forKey key: String, size: Int, stamp: Stamp,
+        mutating func record(_ value: PropertyListValue?, forKey key: StoreKey, size: Int, stamp: Stamp,
                              retention: HistoryRetention, now: UInt64) {
             versions[key, default: []].append(Version(stamp: stamp, value: value, size: size))
             let floor = self.floor(retention: retention, now: now)
@@ -60,7 +60,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
             isCurrentValue(kept, at: index) || floor.keeps(kept[index].stamp)
         }
 
-        mutating func put(_ value: PropertyListValue, forKey key: String, size: Int) {
+        mutating func put(_ value: PropertyListValue, forKey key: StoreKey, size: Int) {
             remove(key)
             values[key] = value
             sizes[key] = size
@@ -68,7 +68,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
             usage.bytes += size
         }
 
-        mutating func remove(_ key: String) {
+        mutating func remove(_ key: StoreKey) {
             guard let size = sizes.removeValue(forKey: key) else { return }
             values[key] = nil
             usage.keys -= 1
@@ -96,10 +96,10 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     }
 
     /// The value stored for `key`, or nil.
-    public func value(forKey key: String) -> PropertyListValue? { contents.withLock { $0.values[key] } }
+    public func value(forKey key: String) -> PropertyListValue? { contents.withLock { $0.values[StoreKey(key)] } }
 
     /// Every key and its value.
-    public var values: [String: PropertyListValue] { contents.withLock { $0.values } }
+    public var values: [StoreKey: PropertyListValue] { contents.withLock { $0.values } }
 
     /// What the store uses against its limits.
     public var usage: QuotaUsage { contents.withLock { $0.usage } }
@@ -108,6 +108,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     /// refusal changes nothing, posts QuotaViolationChange (before this
     /// returns, on the calling thread, as the sync-directory store does) and throws.
     public func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
         try QuotaUsage.checkKey(key)
         let size = FileForm.encode(value).count
         // Posted outside the lock: an observer may read the store.
@@ -123,6 +124,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 
     /// Removes `key`'s value; removing a missing key does nothing.
     public func removeValue(forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
         try QuotaUsage.checkKey(key)
         let stamp = Stamp(time: try clock.now(), device: deviceID)
         contents.withLock { contents in
@@ -134,6 +136,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 
     /// The versions of `key` within the retention, oldest first, with their values.
     public func history(forKey key: String) -> [KeyVersion] {
+        let key = StoreKey(key)
         let now = clock.wallTime()
         let (kept, newest): ([Version], Stamp?) = contents.withLock { contents in
             let floor = contents.floor(retention: retention, now: now)
@@ -155,13 +158,13 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     /// - Throws: ``KVStoreError/noSuchVersion(key:reason:)`` when the history
     ///   of `key` does not hold it (any more), or the key is removed already.
     public func restore(_ version: KeyVersion, forKey key: String) throws(KVStoreError) {
-        guard let kept = history(forKey: version.key).first(where: { $0.stamp == version.stamp }) else {
-            throw .noSuchVersion(key: key, reason: "version \(version.name) is no longer in its history")
+        guard let kept = history(forKey: version.key.string).first(where: { $0.stamp == version.stamp }) else {
+            throw .noSuchVersion(key: StoreKey(key), reason: "version \(version.name) is no longer in its history")
         }
         if let value = kept.value {
             try setValue(value, forKey: key)
         } else {
-            guard value(forKey: key) != nil else { throw .noSuchVersion(key: key, reason: "'\(key)' is removed already") }
+            guard value(forKey: key) != nil else { throw .noSuchVersion(key: StoreKey(key), reason: "'\(key)' is removed already") }
             try removeValue(forKey: key)
         }
     }
@@ -183,7 +186,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     ///   - changes: each key's new value; nil removes the key. Applied as
     ///     they come, without a quota check: the other device already passed it.
     ///   - reason: why, as Apple reports it; `.serverChange` by default.
-    public func simulateExternalChange(_ changes: [String: PropertyListValue?], reason: ChangeReason = .serverChange) {
+    public func simulateExternalChange(_ changes: [StoreKey: PropertyListValue?], reason: ChangeReason = .serverChange) {
         let now = clock.wallTime()
         let stamp = Stamp(time: (try? clock.now()) ?? HLCTimestamp(milliseconds: now, counter: 0), device: simulatedDeviceID)
         contents.withLock { contents in

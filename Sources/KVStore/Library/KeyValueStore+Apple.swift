@@ -40,8 +40,11 @@ extension KeyValueStore {
     /// The value as a Boolean, coerced (see ``KeyValueStore``), or false.
     public func bool(forKey aKey: String) -> Bool { value(forKey: aKey)?.coercedBool ?? false }
 
-    /// Every key and its value as a Foundation object (numbers and Booleans as `NSNumber`).
-    public var dictionaryRepresentation: [String: Any] { values.mapValues(\.appleObject) }
+    /// Every key and its value as a Foundation object (numbers and Booleans as
+    /// `NSNumber`). Of keys that differ only in normalization, which a Swift
+    /// `[String: Any]` cannot hold apart, it holds the first in UTF-8 order;
+    /// ``values`` holds them all.
+    public var dictionaryRepresentation: [String: Any] { values.stringKeyed(\.appleObject) }
 
     /// Stores a property-list object; nil removes the key. An object that is
     /// not a property list and a key that is empty or too long change nothing
@@ -89,7 +92,7 @@ extension KeyValueStore {
         do {
             value = try PropertyListValue.converting(object)
         } catch {
-            throw .invalidValue(key: key, reason: error.reason)
+            throw .invalidValue(key: StoreKey(key), reason: error.reason)
         }
         try setValue(value, forKey: key)
     }

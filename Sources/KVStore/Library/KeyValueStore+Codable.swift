@@ -20,7 +20,7 @@ extension KeyValueStore {
     ///   be encoded, else what ``setValue(_:forKey:)`` throws.
     public func set<T: Encodable>(encodable value: T, forKey key: String) throws(KVStoreError) {
         if let optional = value as? any OptionalValue, optional.isNone { return try removeValue(forKey: key) }
-        try setValue(PropertyListValue.encoding(value, forKey: key), forKey: key)
+        try setValue(PropertyListValue.encoding(value, forKey: StoreKey(key)), forKey: key)
     }
 
     /// The value decoded as `T`, or nil when the key has none.
@@ -28,6 +28,6 @@ extension KeyValueStore {
     /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` naming what did not
     ///   match when the stored value is not a `T`.
     public func decodable<T: Decodable>(_ type: T.Type = T.self, forKey key: String) throws(KVStoreError) -> T? {
-        try value(forKey: key)?.decoded(as: type, forKey: key)
+        try value(forKey: key)?.decoded(as: type, forKey: StoreKey(key))
     }
 }

@@ -50,7 +50,7 @@ public protocol KeyValueStore: AnyObject, Sendable {
     func value(forKey key: String) -> PropertyListValue?
 
     /// Every key and its value.
-    var values: [String: PropertyListValue] { get }
+    var values: [StoreKey: PropertyListValue] { get }
 
     /// Stores `value` for `key`, or throws why not: the key is empty or too long,
     /// or the write would pass a limit. A refused write changes nothing; a quota

@@ -105,14 +105,14 @@ private final class ChangeRelay: Sendable {
         let announce: () -> Void
     }
 
-    private let announcements = Mutex<[String: Announcement]>([:])
+    private let announcements = Mutex<[StoreKey: Announcement]>([:])
 
     func remember(_ key: String, _ announce: @escaping () -> Void) {
         let announcement = Announcement(announce: announce)
-        announcements.withLock { if $0[key] == nil { $0[key] = announcement } }
+        announcements.withLock { if $0[StoreKey(key)] == nil { $0[StoreKey(key)] = announcement } }
     }
 
     func announce(keys: [String]) {
-        for announcement in announcements.withLock({ table in keys.compactMap { table[$0] } }) { announcement.announce() }
+        for announcement in announcements.withLock({ table in keys.compactMap { table[StoreKey($0)] } }) { announcement.announce() }
     }
 }

@@ -9,7 +9,7 @@ extension PropertyListValue {
     /// The value travels wrapped in a one-element array, because the Linux
     /// encoder refuses a top-level scalar ("property list fragment"); binary
     /// format, because XML would drop a date's fraction of a second.
-    static func encoding<T: Encodable>(_ value: T, forKey key: String) throws(KVStoreError) -> PropertyListValue {
+    static func encoding<T: Encodable>(_ value: T, forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary
         do {
@@ -26,7 +26,7 @@ extension PropertyListValue {
     }
 
     /// Decodes the value as `T`, or throws ``KVStoreError/invalidValue(key:reason:)`` saying what did not match.
-    func decoded<T: Decodable>(as type: T.Type, forKey key: String) throws(KVStoreError) -> T {
+    func decoded<T: Decodable>(as type: T.Type, forKey key: StoreKey) throws(KVStoreError) -> T {
         do {
             let wrapped = PropertyListValue.array([self]).propertyListData(format: .binary)
             return try PropertyListDecoder().decode([T].self, from: wrapped)[0]

@@ -16,7 +16,7 @@ extension PropertyListValue {
         case let .real(number): NSNumber(value: number)
         case let .bool(flag): NSNumber(value: flag)
         case let .array(values): values.map(\.appleObject)
-        case let .dictionary(values): values.mapValues(\.appleObject)
+        case let .dictionary(values): values.stringKeyed(\.appleObject)
         case .string, .date, .data: foundationObject
         }
     }

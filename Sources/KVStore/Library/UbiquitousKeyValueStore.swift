@@ -110,10 +110,10 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     }()
 
     /// The value stored for `key`, or nil.
-    public func value(forKey key: String) -> PropertyListValue? { device.store.value(forKey: key) }
+    public func value(forKey key: String) -> PropertyListValue? { device.store.value(forKey: StoreKey(key)) }
 
     /// Every key and its value.
-    public var values: [String: PropertyListValue] { device.store.values }
+    public var values: [StoreKey: PropertyListValue] { device.store.values }
 
     /// What the store uses against its limits.
     public var usage: QuotaUsage { device.store.usage }
@@ -123,6 +123,7 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     /// QuotaViolationChange to the change log and posts it (before this
     /// returns, on the calling thread, as ``InMemoryKeyValueStore`` does).
     public func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
         try broadcaster.postingQuotaRefusal(of: key, by: self) { () throws(KVStoreError) in
             try device.store.set(value, forKey: key)
         }
@@ -130,13 +131,13 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
 
     /// Removes `key`'s value; removing a missing key does nothing.
     public func removeValue(forKey key: String) throws(KVStoreError) {
-        try device.store.removeValue(forKey: key)
+        try device.store.removeValue(forKey: StoreKey(key))
     }
 
     /// The versions of `key` within the store's retention, oldest first,
     /// each with its value, read from the journal that holds it.
     public func history(forKey key: String) -> [KeyVersion] {
-        device.store.history(forKey: key).map { version in
+        device.store.history(forKey: StoreKey(key)).map { version in
             var read = version
             read.value = try? device.store.value(of: version)  // nil if it went since it was listed
             return read
@@ -146,6 +147,7 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     /// Writes `version` as `key`'s new version (see ``KeyValueStore/restore(_:forKey:)``);
     /// a quota refusal is posted as ``setValue(_:forKey:)`` posts it.
     public func restore(_ version: KeyVersion, forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
         try broadcaster.postingQuotaRefusal(of: key, by: self) { () throws(KVStoreError) in
             try device.store.restore(version, forKey: key)
         }

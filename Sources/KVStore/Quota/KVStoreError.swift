@@ -6,19 +6,19 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A key must have at least one character.
     case emptyKey
     /// The key is longer than ``Limits/maxKeyUTF16Units`` UTF-16 code units.
-    case keyTooLong(key: String, utf16Units: Int)
+    case keyTooLong(key: StoreKey, utf16Units: Int)
     /// Creating this key would make more than ``Limits/maxKeys`` keys.
-    case tooManyKeys(key: String)
+    case tooManyKeys(key: StoreKey)
     /// This one value is larger than ``Limits/maxValueBytes``.
-    case valueTooLarge(key: String, bytes: Int)
+    case valueTooLarge(key: StoreKey, bytes: Int)
     /// All values together would pass ``Limits/maxTotalBytes``; `over` is by how many bytes.
-    case storeFull(key: String, over: Int)
+    case storeFull(key: StoreKey, over: Int)
     /// The content does not read back as a value of the key's type, or as a property list.
-    case invalidValue(key: String, reason: String)
+    case invalidValue(key: StoreKey, reason: String)
     /// The key does not exist.
-    case noSuchKey(String)
+    case noSuchKey(StoreKey)
     /// The key exists and the operation asked it not to.
-    case keyExists(String)
+    case keyExists(StoreKey)
     /// Another process holds this device's state directory.
     case stateDirectoryBusy(path: String, holder: String)
     /// A file of the store could not be read or written.
@@ -33,7 +33,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A device name breaks ``DeviceName``'s rule; `reason` says how.
     case invalidDeviceName(reason: String)
     /// History holds no such version of the key (`kvfs restore`, `kvfs undelete`); `reason` says what it holds.
-    case noSuchVersion(key: String, reason: String)
+    case noSuchVersion(key: StoreKey, reason: String)
     /// A retention setting out of range; `reason` says which.
     case invalidRetention(reason: String)
 
@@ -51,7 +51,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emptyKey:
             "a key must not be empty"
         case let .keyTooLong(key, units):
-            "key '\(key.prefix(40))…' is \(units) UTF-16 units long; the limit is \(Limits.maxKeyUTF16Units)"
+            "key '\(key.string.prefix(40))…' is \(units) UTF-16 units long; the limit is \(Limits.maxKeyUTF16Units)"
         case let .tooManyKeys(key):
             "cannot create key '\(key)': the store already has \(Limits.maxKeys) keys; remove one first"
         case let .valueTooLarge(key, bytes):

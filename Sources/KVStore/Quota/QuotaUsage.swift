@@ -12,15 +12,15 @@ public struct QuotaUsage: Sendable, Equatable {
     }
 
     /// Checks a key's name against the length limit.
-    public static func checkKey(_ key: String) throws(KVStoreError) {
-        if key.isEmpty { throw .emptyKey }
-        let units = key.utf16.count
+    public static func checkKey(_ key: StoreKey) throws(KVStoreError) {
+        if key.string.isEmpty { throw .emptyKey }
+        let units = key.string.utf16.count
         if units > Limits.maxKeyUTF16Units { throw .keyTooLong(key: key, utf16Units: units) }
     }
 
     /// Checks that replacing `key`'s value (of `oldSize` bytes, or none) by one of
     /// `newSize` bytes keeps the store within its limits.
-    public func checkWrite(key: String, oldSize: Int?, newSize: Int) throws(KVStoreError) {
+    public func checkWrite(key: StoreKey, oldSize: Int?, newSize: Int) throws(KVStoreError) {
         if newSize > Limits.maxValueBytes { throw .valueTooLarge(key: key, bytes: newSize) }
         if oldSize == nil && keys >= Limits.maxKeys { throw .tooManyKeys(key: key) }
         let total = bytes - (oldSize ?? 0) + newSize

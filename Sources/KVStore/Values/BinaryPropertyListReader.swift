@@ -159,13 +159,14 @@ enum BinaryPropertyListReader {
                 let references = try referenceList(first, 2 * count)
                 try budget.enter(depth: depth + 1)
                 try budget.spend()
-                var entries: [String: PropertyListValue] = [:]
+                var entries: [StoreKey: PropertyListValue] = [:]
                 entries.reserveCapacity(count)
                 for position in 0..<count {
                     guard case let .string(key) = try object(reference(references, position), depth: depth + 1, budget: &budget) else {
                         throw fail("a dictionary key that is not a string")
                     }
-                    try entries.setDecoded(try object(reference(references, count + position), depth: depth + 1, budget: &budget), forKey: key)
+                    // The same key again replaces the value, as CoreFoundation's readers do.
+                    entries[StoreKey(key)] = try object(reference(references, count + position), depth: depth + 1, budget: &budget)
                 }
                 return .dictionary(entries)
             case 0x0 where marker == 0x00: throw PropertyListDecodingError(reason: "the property list holds a null, which kvfs does not store")

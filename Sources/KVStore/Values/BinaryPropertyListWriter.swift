@@ -49,8 +49,8 @@ enum BinaryPropertyListWriter {
                 let children = elements.map { add($0) }
                 bytes = Self.header(0xA, children.count) + children.flatMap { Self.bigEndian(UInt64($0), referenceSize) }
             case let .dictionary(entries):
-                let sorted = entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-                let keys = sorted.map { add(.string($0.key)) }
+                let sorted = entries.sorted { $0.key < $1.key }
+                let keys = sorted.map { add(.string($0.key.string)) }
                 let values = sorted.map { add($0.value) }
                 bytes = Self.header(0xD, sorted.count) + (keys + values).flatMap { Self.bigEndian(UInt64($0), referenceSize) }
             }

@@ -71,17 +71,3 @@ public struct PropertyListDecodingError: Error, Equatable, Sendable {
     /// An error saying `reason`.
     public init(reason: String) { self.reason = reason }
 }
-
-extension Dictionary where Key == String, Value == PropertyListValue {
-    /// Sets a decoded document's entry. The very same key again replaces the
-    /// value, as CoreFoundation's readers do. A key that is another spelling
-    /// of an earlier one (`é` as one scalar, and `e` with a combining accent)
-    /// is refused: Apple keeps the two apart, while Swift's `String` compares
-    /// them as equal, so a dictionary would merge them and lose a value.
-    mutating func setDecoded(_ value: PropertyListValue, forKey key: String) throws(PropertyListDecodingError) {
-        if let earlier = index(forKey: key).map({ self[$0].key }), !earlier.unicodeScalars.elementsEqual(key.unicodeScalars) {
-            throw PropertyListDecodingError(reason: "the dictionary keys \(earlier.debugDescription) and \(key.debugDescription) are one key to kvfs (Unicode-equivalent spellings)")
-        }
-        self[key] = value
-    }
-}

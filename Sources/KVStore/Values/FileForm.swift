@@ -34,7 +34,7 @@ public enum FileForm {
     ///   - existingType: the type the key holds now, or nil for a new key.
     /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` (EINVAL) when the
     ///   content is a broken property list or does not parse as the key's type.
-    public static func decode(_ content: [UInt8], key: String, existingType: PropertyListType?) throws(KVStoreError) -> PropertyListValue {
+    public static func decode(_ content: [UInt8], key: StoreKey, existingType: PropertyListType?) throws(KVStoreError) -> PropertyListValue {
         if isPropertyListDocument(content) {
             do {
                 return try PropertyListValue(propertyListData: Data(content))

@@ -3,6 +3,8 @@ import Foundation
 extension PropertyListValue {
     /// The Foundation object for this value (`String`, `Int64`, `Double`, `Bool`,
     /// `Date`, `Data`, `[Any]`, `[String: Any]`), as NSUbiquitousKeyValueStore returns it.
+    /// Of a dictionary's keys that differ only in normalization, it keeps the
+    /// first in UTF-8 order (`Dictionary.stringKeyed(_:)`).
     public var foundationObject: Any {
         switch self {
         case let .string(value): value
@@ -12,7 +14,7 @@ extension PropertyListValue {
         case let .date(value): value
         case let .data(value): value
         case let .array(values): values.map(\.foundationObject)
-        case let .dictionary(values): values.mapValues(\.foundationObject)
+        case let .dictionary(values): values.stringKeyed(\.foundationObject)
         }
     }
 
@@ -49,9 +51,9 @@ extension PropertyListValue {
             }
             return .array(elements)
         case let values as [String: Any]:
-            var entries: [String: PropertyListValue] = [:]
+            var entries: [StoreKey: PropertyListValue] = [:]
             for (key, element) in values {
-                do { entries[key] = try converting(element) } catch { throw error.inside("[\"\(key)\"]") }
+                do { entries[StoreKey(key)] = try converting(element) } catch { throw error.inside("[\"\(key)\"]") }
             }
             return .dictionary(entries)
         default:

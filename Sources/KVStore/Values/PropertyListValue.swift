@@ -20,7 +20,7 @@ public enum PropertyListValue: Sendable, Hashable {
     /// An ordered list of values.
     case array([PropertyListValue])
     /// A map from strings to values.
-    case dictionary([String: PropertyListValue])
+    case dictionary([StoreKey: PropertyListValue])
 
     /// The value's type, as `user.kvfs.type` names it.
     public var type: PropertyListType {

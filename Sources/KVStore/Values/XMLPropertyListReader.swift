@@ -78,7 +78,7 @@ private struct Parser {
             return .array(elements)
         case "dict":
             try budget.enter(depth: depth + 1)
-            var entries: [String: PropertyListValue] = [:]
+            var entries: [StoreKey: PropertyListValue] = [:]
             if tag.isEmpty { return .dictionary(entries) }
             while let keyTag = try nextChild(closing: "dict") {
                 guard keyTag.name == "key" else { throw fail("<\(keyTag.name)> where a <key> belongs") }
@@ -87,7 +87,8 @@ private struct Parser {
                 try skipMarkup()
                 let valueTag = try openTag()
                 guard valueTag.name != "key" else { throw fail("a <key> with no value") }
-                try entries.setDecoded(try value(valueTag, depth: depth + 1), forKey: key)
+                // The same key again replaces the value, as CoreFoundation's readers do.
+                entries[StoreKey(key)] = try value(valueTag, depth: depth + 1)
             }
             return .dictionary(entries)
         case "string":

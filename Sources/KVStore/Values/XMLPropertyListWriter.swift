@@ -54,8 +54,8 @@ enum XMLPropertyListWriter {
         case let .dictionary(entries):
             guard !entries.isEmpty else { text += tabs + "<dict/>\n"; return }
             text += tabs + "<dict>\n"
-            for (key, element) in entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                text += tabs + "\t<key>" + escaped(key) + "</key>\n"
+            for (key, element) in entries.sorted(by: { $0.key < $1.key }) {
+                text += tabs + "\t<key>" + escaped(key.string) + "</key>\n"
                 write(element, indent: indent + 1, exact: exact, into: &text)
             }
             text += tabs + "</dict>\n"

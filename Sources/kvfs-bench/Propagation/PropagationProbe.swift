@@ -12,7 +12,7 @@ final class PropagationProbe: Sendable {
     private let watcher: SyncWatcher
     private let seen = Mutex<Int64>(0)
     private let signal = DispatchSemaphore(value: 0)
-    private static let key = "probe"
+    private static let key: StoreKey = "probe"
 
     /// A writes in `writerFolder`, B reads `readerFolder` (the same folder, or a synchronized copy).
     init(writer: DeviceStore, reader: DeviceStore, pollInterval: TimeInterval, polling: Bool) {

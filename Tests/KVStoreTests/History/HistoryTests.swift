@@ -22,11 +22,11 @@ struct HistoryTests {
     let fixture = SyncFixture()
 
     /// What a key's history says, in a form two devices' histories compare by.
-    private func summary(_ store: DeviceStore, _ key: String) -> [String] {
+    private func summary(_ store: DeviceStore, _ key: StoreKey) -> [String] {
         store.history(forKey: key).map { "\($0.name)\($0.isCurrent ? " current" : "")" }
     }
 
-    private func values(_ store: DeviceStore, _ key: String) throws -> [PropertyListValue?] {
+    private func values(_ store: DeviceStore, _ key: StoreKey) throws -> [PropertyListValue?] {
         try store.history(forKey: key).map { try store.value(of: $0) }
     }
 

@@ -28,7 +28,7 @@ extension LibraryTests {
                 let changes = store.changes
                 try fixture.changeExternally(["theme": .string("dark"), "volume": .integer(7), "removed": nil])
 
-                let keys: Set = ["theme", "volume", "removed"]
+                let keys: Set<StoreKey> = ["theme", "volume", "removed"]
                 #expect(await recorder.waitFor(keys, reason: NSUbiquitousKeyValueStoreServerChange))
                 for post in recorder.all {
                     #expect(post.objectIsStore)

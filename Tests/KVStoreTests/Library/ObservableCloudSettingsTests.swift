@@ -102,7 +102,7 @@ final class SynchronizeCounter: KeyValueStore {
 
     var count: Int { calls.withLock { $0 } }
     func value(forKey key: String) -> PropertyListValue? { memory.value(forKey: key) }
-    var values: [String: PropertyListValue] { memory.values }
+    var values: [StoreKey: PropertyListValue] { memory.values }
     func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) { try memory.setValue(value, forKey: key) }
     func removeValue(forKey key: String) throws(KVStoreError) { try memory.removeValue(forKey: key) }
     var changes: AsyncStream<StoreChange> { memory.changes }

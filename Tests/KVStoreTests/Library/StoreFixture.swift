@@ -50,7 +50,7 @@ final class StoreFixture: @unchecked Sendable {
 
     /// Another device changes keys (nil removes); for a sync directory the change
     /// is then picked up by `synchronize()` (or the watcher, whichever is first).
-    func changeExternally(_ changes: [String: PropertyListValue?]) throws {
+    func changeExternally(_ changes: [StoreKey: PropertyListValue?]) throws {
         switch kind {
         case .inMemory:
             (store as! InMemoryKeyValueStore).simulateExternalChange(changes)
@@ -58,7 +58,7 @@ final class StoreFixture: @unchecked Sendable {
             let other = try otherDevice ?? openDevice("other")
             otherDevice = other
             for (key, value) in changes {
-                if let value { try other.setValue(value, forKey: key) } else { try other.removeValue(forKey: key) }
+                if let value { try other.setValue(value, forKey: key.string) } else { try other.removeValue(forKey: key.string) }
             }
             #expect(store.synchronize())
         }
@@ -123,19 +123,19 @@ final class NotificationRecorder: @unchecked Sendable {
 
     var all: [Post] { posts.withLock { $0 } }
 
-    /// Every key posted with `reason`.
-    func keys(reason: Int) -> Set<String> {
-        Set(all.filter { $0.reason == reason }.flatMap { $0.keys ?? [] })
+    /// Every key posted with `reason`, by its exact scalars.
+    func keys(reason: Int) -> Set<StoreKey> {
+        Set(all.filter { $0.reason == reason }.flatMap { $0.keys ?? [] }.map(StoreKey.init(_:)))
     }
 
     /// Waits until posts with `reason` have named all of `keys`.
-    func waitFor(_ keys: Set<String>, reason: Int) async -> Bool {
+    func waitFor(_ keys: Set<StoreKey>, reason: Int) async -> Bool {
         await poll(seconds: 10) { keys.isSubset(of: self.keys(reason: reason)) }
     }
 }
 
 /// Collects a change stream's elements until their keys cover `keys` (or `seconds` pass).
-func collect(_ stream: AsyncStream<StoreChange>, covering keys: Set<String>, seconds: Double = 10) async -> [StoreChange] {
+func collect(_ stream: AsyncStream<StoreChange>, covering keys: Set<StoreKey>, seconds: Double = 10) async -> [StoreChange] {
     await withTaskGroup(of: [StoreChange]?.self) { group in
         group.addTask {
             var changes: [StoreChange] = []

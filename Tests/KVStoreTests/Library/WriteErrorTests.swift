@@ -11,10 +11,11 @@ extension LibraryTests {
         func keyErrors(kind: StoreKind) async throws {
             try await withStore(kind) { _, store in
                 let tooLong = String(repeating: "k", count: 129)
+                let tooLongKey = StoreKey(tooLong)
                 #expect(throws: KVStoreError.emptyKey) { try store.setValue(.integer(1), forKey: "") }
-                #expect(throws: KVStoreError.keyTooLong(key: tooLong, utf16Units: 129)) { try store.setValue(.integer(1), forKey: tooLong) }
-                #expect(throws: KVStoreError.keyTooLong(key: tooLong, utf16Units: 129)) { try store.removeValue(forKey: tooLong) }
-                #expect(throws: KVStoreError.keyTooLong(key: tooLong, utf16Units: 129)) { try store.setObject("x", forKey: tooLong) }
+                #expect(throws: KVStoreError.keyTooLong(key: tooLongKey, utf16Units: 129)) { try store.setValue(.integer(1), forKey: tooLong) }
+                #expect(throws: KVStoreError.keyTooLong(key: tooLongKey, utf16Units: 129)) { try store.removeValue(forKey: tooLong) }
+                #expect(throws: KVStoreError.keyTooLong(key: tooLongKey, utf16Units: 129)) { try store.setObject("x", forKey: tooLong) }
                 #expect(store.values.isEmpty)
             }
         }

@@ -39,7 +39,7 @@ struct ImportTests {
         let other = try openStore(root, device: "b")
         defer { store.close(); other.close() }
         var values = RandomValues(seed: 16)
-        let batch = Dictionary(uniqueKeysWithValues: (0..<50).map { ("k\($0)", values.value()) })
+        let batch = Dictionary(uniqueKeysWithValues: (0..<50).map { (StoreKey("k\($0)"), values.value()) })
         try store.setValues(batch)
         _ = other.refresh()
         for (key, value) in batch {
@@ -61,8 +61,8 @@ struct ImportTests {
         #expect(throws: KVStoreError.storeFull(key: "b", over: 151_429)) {
             try store.setValues(["a": half, "b": half, "theme": .string("light")])
         }
-        #expect(throws: KVStoreError.keyTooLong(key: String(repeating: "x", count: 129), utf16Units: 129)) {
-            try store.setValues(["a": .integer(1), String(repeating: "x", count: 129): .integer(2)])
+        #expect(throws: KVStoreError.keyTooLong(key: StoreKey(String(repeating: "x", count: 129)), utf16Units: 129)) {
+            try store.setValues(["a": .integer(1), StoreKey(String(repeating: "x", count: 129)): .integer(2)])
         }
         // 2 keys and 1022 new ones make 1024: the 1023rd new one, in byte order, is one too many.
         #expect(throws: KVStoreError.tooManyKeys(key: "k999")) {

@@ -100,7 +100,7 @@ struct ConvergenceTests {
         }
     }
 
-    private static func describe(_ store: [String: PropertyListValue]) -> String {
+    private static func describe(_ store: [StoreKey: PropertyListValue]) -> String {
         store.sorted { $0.key < $1.key }.map { key, value in
             if case let .data(data) = value { return "\(key)=<\(data.count) bytes>" }
             return "\(key)=\(value)"

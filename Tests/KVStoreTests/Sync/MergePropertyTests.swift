@@ -14,7 +14,7 @@ struct MergePropertyTests {
     /// collide across devices; now and then two different records share one
     /// stamp, as only a cloned device id writes them.
     private func randomRecords(_ random: inout SeededRandom, count: Int, bigValues: Bool) -> [JournalRecord] {
-        let keys = ["a", "b", "c", "d"]
+        let keys: [StoreKey] = ["a", "b", "c", "d"]
         var records: [JournalRecord] = []
         for _ in 0..<count {
             let stamp = Stamp(time: HLCTimestamp(milliseconds: UInt64.random(in: 1...12, using: &random), counter: 0),

@@ -11,7 +11,7 @@ struct ReadingTests {
     var folder: DeviceFolder { DeviceFolder(path: fixture.root.path + "/devices/" + device.hex) }
     let fixture = SyncFixture()
 
-    private func put(_ n: UInt64, _ key: String = "k") -> JournalRecord { record(device, n, .put(key: key, value: .integer(Int64(n)))) }
+    private func put(_ n: UInt64, _ key: StoreKey = "k") -> JournalRecord { record(device, n, .put(key: key, value: .integer(Int64(n)))) }
 
     private func reader() -> DeviceFolderReader {
         DeviceFolderReader(device: device, folder: folder, warn: fixture.warnings.add)

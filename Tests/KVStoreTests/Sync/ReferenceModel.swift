@@ -17,9 +17,9 @@ final class ReferenceModel: @unchecked Sendable {
     var count: Int { lock.withLock { records.count } }
 
     /// The store every device must show.
-    func values() -> [String: PropertyListValue] {
+    func values() -> [StoreKey: PropertyListValue] {
         typealias Order = (UInt64, String)
-        var winners: [String: (order: Order, rank: Order, value: PropertyListValue?)] = [:]
+        var winners: [StoreKey: (order: Order, rank: Order, value: PropertyListValue?)] = [:]
         for record in lock.withLock({ records }) {
             let order = (record.stamp.time.rawValue, record.stamp.device.hex)
             let rank = record.rank.map { ($0.time.rawValue, $0.device.hex) } ?? order
@@ -29,7 +29,7 @@ final class ReferenceModel: @unchecked Sendable {
         }
         let live = winners.compactMap { key, winner in winner.value.map { (rank: winner.rank, key: key, value: $0) } }
             .sorted { ($0.rank.0, $0.rank.1, $0.key) < ($1.rank.0, $1.rank.1, $1.key) }
-        var store: [String: PropertyListValue] = [:]
+        var store: [StoreKey: PropertyListValue] = [:]
         var bytes = 0
         for (_, key, value) in live {
             let size = FileForm.encode(value).count

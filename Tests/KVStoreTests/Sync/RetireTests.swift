@@ -26,10 +26,10 @@ struct RetireTests {
         return (m1, m2, m3.deviceID)
     }
 
-    private let expected: [String: PropertyListValue] = ["k0": .string("m3-new"), "r0": .string("only m3")]
+    private let expected: [StoreKey: PropertyListValue] = ["k0": .string("m3-new"), "r0": .string("only m3")]
 
     /// The store as a device that reads the folders afresh sees it.
-    private func freshValues() throws -> [String: PropertyListValue] {
+    private func freshValues() throws -> [StoreKey: PropertyListValue] {
         let fresh = try fixture.open("fresh-\(UUID().uuidString.prefix(6))")
         defer { fresh.close() }
         return fresh.values
@@ -170,7 +170,7 @@ struct RetireTests {
     }
 
     /// What a device's own folder holds now, read as a fresh reader would.
-    private func holdsTombstone(_ store: DeviceStore, _ key: String) -> Bool {
+    private func holdsTombstone(_ store: DeviceStore, _ key: StoreKey) -> Bool {
         DeviceFolderReader(device: store.deviceID, folder: DeviceFolder(path: fixture.folder(of: store)), warn: { _ in })
             .readNew().records.contains { $0.operation == .remove(key: key) }
     }

@@ -26,7 +26,7 @@ final class SimulatedCluster {
     private let synchronizer: SimulatedSynchronizer?
     /// Whether this schedule writes values big enough to pass the byte quota together.
     private let bigWrites: Bool
-    private static let keys = ["a", "b", "c", "d", "e", "ключ"]
+    private static let keys: [StoreKey] = ["a", "b", "c", "d", "e", "ключ"]
     private static let bigValues = [300_000, 420_000, 560_000].map { PropertyListValue.data(Data(repeating: 7, count: $0)) }
 
     init(seed: UInt64, root: String, clockSpread: Int64 = 3_600_000) throws {
@@ -107,7 +107,7 @@ final class SimulatedCluster {
 
     /// Heals every partition, starts every device, and delivers and refreshes
     /// until all have read the same files; returns each device's store.
-    func finish() throws -> [String: [String: PropertyListValue]] {
+    func finish() throws -> [String: [StoreKey: PropertyListValue]] {
         let skews = devices.map(\.skew)
         let spread = UInt64(skews.max()! - skews.min()!)
         if spread > HybridLogicalClock.maximumOffset {
@@ -124,7 +124,7 @@ final class SimulatedCluster {
     }
 
     /// Stops and starts every device: each reads its store again from the files alone.
-    func restartAll() throws -> [String: [String: PropertyListValue]] {
+    func restartAll() throws -> [String: [StoreKey: PropertyListValue]] {
         for device in devices { device.stop() }
         for device in active { try device.start() }
         return Dictionary(uniqueKeysWithValues: active.map { ($0.name, $0.store?.values ?? [:]) })

@@ -16,7 +16,7 @@ struct TombstoneCollectionTests {
                            warn: { _ in }).readNew().records
     }
 
-    private func holdsTombstone(_ store: DeviceStore, _ key: String, sync: String = "sync") -> Bool {
+    private func holdsTombstone(_ store: DeviceStore, _ key: StoreKey, sync: String = "sync") -> Bool {
         ownRecords(store, sync: sync).contains { $0.operation == .remove(key: key) }
     }
 

@@ -23,9 +23,9 @@ struct ExactValuesTests {
         defer { reader.close() }
         var compared = 0
         for round in 0..<Self.rounds {
-            var written: [String: PropertyListValue] = [:]
+            var written: [StoreKey: PropertyListValue] = [:]
             for index in 0..<Self.keysPerRound {
-                let key = "k\(index)", value = values.value()
+                let key: StoreKey = "k\(index)", value = values.value()
                 try writer.set(value, forKey: key)
                 written[key] = value
                 #expect(writer.value(forKey: key)?.exactBits == value.exactBits, "seed \(seed): the writer holds another value")

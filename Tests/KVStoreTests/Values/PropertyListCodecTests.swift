@@ -168,14 +168,34 @@ struct PropertyListCodecTests {
         #expect(try PropertyListValue(propertyListData: Data(fits)) == .integer(9))
     }
 
-    @Test("dictionary keys that are two strings to Apple and one to Swift (é, and e with a combining accent) are refused, not merged")
-    func canonicallyEquivalentKeysAreRefused() throws {
+    @Test("dictionary keys that differ only in normalization (é, and e with a combining accent) are two keys, read and written back bit for bit")
+    func canonicallyEquivalentKeysAreTwoKeys() throws {
+        let (composed, decomposed): (StoreKey, StoreKey) = ("\u{E9}", "e\u{301}")
         let xml = Array(#"<plist version="1.0"><dict><key>\#u{E9}</key><integer>1</integer><key>e\#u{301}</key><integer>2</integer></dict></plist>"#.utf8)
         // The same in binary: a dictionary of two keys (UTF-16 strings) and two integers.
         let binary = HostileDocumentTests.document([[0xD2, 1, 2, 3, 4], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01], [0x10, 1], [0x10, 2]], top: 0)
         for document in [xml, binary] {
-            #expect(throws: PropertyListDecodingError.self) { try PropertyListValue(propertyListData: Data(document)) }
-            #expect(throws: KVStoreError.self) { try FileForm.decode(document, key: "k", existingType: .string) }
+            for value in [try PropertyListValue(propertyListData: Data(document)),
+                          try FileForm.decode(document, key: "k", existingType: .string)] {
+                guard case let .dictionary(entries) = value else {
+                    Issue.record("not a dictionary: \(value)")
+                    continue
+                }
+                #expect(entries.count == 2 && entries[composed] == .integer(1) && entries[decomposed] == .integer(2), "\(entries)")
+                // Written back with both keys, in UTF-8 order (e is 0x65, é begins 0xC3), and read back the same.
+                let written = FileForm.encode(value)
+                #expect(String(decoding: written, as: UTF8.self).contains(
+                    "<key>e\u{301}</key>\n\t<integer>2</integer>\n\t<key>\u{E9}</key>\n\t<integer>1</integer>"))
+                for format in [PropertyListSerialization.PropertyListFormat.xml, .binary] {
+                    let again = try PropertyListValue(propertyListData: value.propertyListData(format: format))
+                    #expect(again.propertyListData(format: .binary) == value.propertyListData(format: .binary))
+                    guard case let .dictionary(read) = again else { continue }
+                    #expect(Set(read.keys) == [composed, decomposed])
+                }
+                let record = JournalRecord(stamp: Stamp(time: HLCTimestamp(milliseconds: 1, counter: 0), device: DeviceID.random()),
+                                           operation: .put(key: "k", value: value))
+                #expect(RecordCodec.encode(record).withUnsafeBytes { RecordCodec.decode($0) } == record, "the journal keeps both keys")
+            }
         }
         // The very same key twice is a plain duplicate: the last value wins, as in CoreFoundation.
         let twice = Array(#"<plist version="1.0"><dict><key>a</key><integer>1</integer><key>a</key><integer>2</integer></dict></plist>"#.utf8)

@@ -20,7 +20,7 @@ struct RandomValues {
         case 5: .data(Data((0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }))
         case 6: .array((0..<Int.random(in: 0...4, using: &random)).map { _ in value(depth: depth + 1) })
         default:
-            .dictionary(Dictionary((0..<Int.random(in: 0...4, using: &random)).map { _ in (string(), value(depth: depth + 1)) },
+            .dictionary(Dictionary((0..<Int.random(in: 0...4, using: &random)).map { _ in (StoreKey(string()), value(depth: depth + 1)) },
                                    uniquingKeysWith: { first, _ in first }))
         }
     }

@@ -12,7 +12,7 @@ import Glibc
 /// machine's scripts leave running and takes every one of them down when it
 /// is killed.
 ///
-/// ``run(_:timeout:)`` runs a shell script inside, with `kvfs` on `PATH` and
+/// ``run(_:timeout:)`` runs a shell script inside, with `kvfs` (or `$KVFS_BINARY`) on `PATH` and
 /// these variables: `ME` (the name), `M` (the mount point), `SYNC`, `STATE`,
 /// `S` (`--sync-dir $SYNC --state-dir $STATE`), `ST` (Syncthing's home) and
 /// the helpers of ``prelude``.
@@ -88,7 +88,7 @@ final class Machine: @unchecked Sendable {  // changed only while the cluster is
 
     private var environment: [String: String] {
         [
-            "PATH": MountEnvironment.productsDirectory.path + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "PATH": (MountEnvironment.kvfs as NSString).deletingLastPathComponent + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "HOME": folder + "/home",
             "XDG_DATA_HOME": folder + "/home/data",
             "XDG_STATE_HOME": folder + "/home/state",
