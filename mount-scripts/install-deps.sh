@@ -4,12 +4,13 @@
 # (getfattr/setfattr), man-db (man kvfs), systemd (systemd-analyze checks the
 # units), and the tools the tests drive (Syncthing, Unison, vim, jq,
 # curl, ip for the machines in network namespaces, bindfs to stand in for NFS,
-# libplist's plistutil to read the XML file form as another tool does).
+# libplist's plistutil to read the XML file form as another tool does,
+# libfaketime's faketime to write under a wrong clock).
 # Swift itself (6.x, with its package manager) must already be on PATH.
 # Usage: mount-scripts/install-deps.sh
 set -euo pipefail
 
-packages=(libfuse3-dev fuse3 pkg-config attr man-db systemd syncthing unison inotify-tools vim jq python3 curl iproute2 bindfs libplist-utils)
+packages=(libfuse3-dev fuse3 pkg-config attr man-db systemd syncthing unison inotify-tools vim jq python3 curl iproute2 bindfs libplist-utils faketime)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -57,7 +57,7 @@ struct SymlinkTests {
         #expect(again.name(of: again.deviceID) == "a" && SyncDirectory(path: root.sub("sync").path).name(of: again.deviceID) == "a")
     }
 
-    @Test("in a new store: links under the temporary names of store-id and device-id are removed, not written through")
+    @Test("in a new store: links under the temporary names of store-id and device-id are never written through")
     func linksInANewStoreAreNeverWrittenThrough() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }

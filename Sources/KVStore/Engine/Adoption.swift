@@ -91,6 +91,6 @@ extension SyncDirectory {
         if let folder = try folder(of: device).open() {
             for name in folder.names() { folder.remove(name) }
         }
-        try Folder.open(path, writable: isWritable)?.folder("devices")?.removeFolder(device.hex)
+        try rootFolder()?.folder("devices")?.removeFolder(device.hex)
     }
 }

@@ -41,7 +41,8 @@ final class Compactor: Sendable {
         /// Older versions of a retired or vanished device that history keeps, copied from its files.
         var history: [StoredRecord] = []
         /// Whether the snapshot keeps the versions history keeps; false when
-        /// a full disk needs their room for the write that found it full.
+        /// a full disk needs their room (for the write that found it full,
+        /// or for a snapshot that found no room, done again).
         var keepsHistory = true
     }
 
@@ -132,12 +133,13 @@ final class Compactor: Sendable {
         let device = state.deviceID
         let floor = extra.keepsHistory ? state.retentionFloor() : .none
         let collectable = collectableTombstones(of: state)
-        let heldBack = Set(state.heldBack.records(of: device).map(\.stamp))
+        let heldBack = Set(state.heldBack.records(of: device).map(\.stamp))  // written after the others
+        let horizon = state.clock.horizon()  // this device's own records past it were rewritten: their old stamps go
         let newest = state.merged.folders[device] ?? [:]
         var merged: [JournalRecord] = [], copied: [StoredRecord] = []
         for (key, versions) in state.history.versions(in: device) {
             let winner = state.merged.winners[key]?.stamp
-            for version in versions.reversed() where !heldBack.contains(version.stamp) {
+            for version in versions.reversed() where !heldBack.contains(version.stamp) && version.stamp.time <= horizon {
                 let kept = if version.stamp != winner {
                     floor.keeps(version.stamp)
                 } else {
@@ -153,7 +155,7 @@ final class Compactor: Sendable {
         }
         merged += extra.adopted
         return Snapshot(merged: merged, written: merged + state.heldBack.records(of: device) + extra.waiting,
-                        copied: copied + extra.history)
+                        copied: copied + (extra.keepsHistory ? extra.history : []))
     }
 
     /// The keys whose winning removal in this device's folder
@@ -171,7 +173,7 @@ final class Compactor: Sendable {
             TombstoneCollection.Peer(progress: state.sync.progress(of: peer), readUpTo: state.mergedUpTo(peer),
                                      newest: state.merged.folders[peer] ?? [:])
         }
-        return TombstoneCollection.collectable(tombstones, of: device, peers: peers)
+        return TombstoneCollection.collectable(tombstones, of: device, latest: state.ownLatest, peers: peers)
     }
 
     /// How the first step went.
@@ -185,7 +187,8 @@ final class Compactor: Sendable {
                      _ additions: (inout EngineState) -> Additions?) -> Outcome {
         let unfinished: JournalWriter.Compaction? = if case let .unfinished(compaction) = phase { compaction } else { nil }
         let beginning = engine.withLock { state -> Beginning in
-            guard !state.isClosed, let extra = additions(&state) else { return .notNeeded }
+            guard !state.isClosed, var extra = additions(&state) else { return .notNeeded }
+            if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
             return begin(&state, adding: extra, replacing: unfinished)
         }
         guard case let .started(compaction, stamp, generation) = beginning else {

@@ -17,6 +17,7 @@ extension DeviceStore {
         if let newStoreID {
             state.rememberedStoreID = newStoreID.storeID
             if let change = newStoreID.change {
+                rewriteOwnRecordsAhead()  // its folder in the other store was read afresh
                 notifier.record(change)
                 return change
             }

@@ -135,6 +135,7 @@ public final class DeviceStore: Sendable {
         // Its snapshot is written now, so that other devices follow this folder again.
         if unfinishedCompaction { compactor.compact(engine) }
         guard !readOnly else { return }
+        rewriteOwnRecordsAhead()
         announceInitialSync()
         publishProgress()
         startTicking()

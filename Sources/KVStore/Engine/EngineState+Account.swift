@@ -21,12 +21,13 @@ extension EngineState {
         merged = MergedState()
         heldBack = HeldBackRecords()
         history = HistoryIndex()
+        ownAhead = OwnRecordsAhead()
         (adoptions, adoptedUpTo) = ([:], [:])
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: context.warn)
         readers = [deviceID: ownReader]
         let own = ownReader.readNew()
         _ = merge(own, from: deviceID)
-        ownLatest = own.latest
+        ownLatest = latestAdmitted(own, of: deviceID)
         do {
             try sync.setName(context.deviceName, of: deviceID)
             writer = try writer.reopened(on: sync.folder(of: deviceID), recoveredBy: ownReader)

@@ -104,7 +104,7 @@ extension EngineState {
                 if let time = entry.upTo { upTo[device] = max(upTo[device] ?? time, time) }
             }
         }
-        if let own = upTo[deviceID] { clock.observeOwn(own) }  // its next writes must not be taken for adopted ones
+        if let own = upTo[deviceID] { clock.observe(own) }  // its next writes must not be taken for adopted ones
         var changed: Set<StoreKey> = []
         for device in Set(upTo.keys).union(adoptedUpTo.keys) where upTo[device] != adoptedUpTo[device] {
             let before = adoptedUpTo[device]

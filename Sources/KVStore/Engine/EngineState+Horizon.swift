@@ -4,34 +4,51 @@ import Foundation
 /// in the future is held back with a warning instead of dragging the clock
 /// along). See ``HybridLogicalClock/maximumOffset`` and ``HeldBackRecords``.
 extension EngineState {
-    /// The records of `batch` that merge now, the clock moved past them.
+    /// The records of `batch` that merge now, the clock moved past them:
+    /// those stamped up to the clock's horizon.
     ///
-    /// All of this device's own records do: its clock must pass them, or its
-    /// next write would lose to its earlier ones. Another device's records
-    /// stamped past the clock's horizon are held back, with a warning when
-    /// that device starts being held back — in this device's own folder too,
-    /// where they are records it adopted (``Adoption``).
+    /// Another device's records stamped past it are held back, with a
+    /// warning when that device starts being held back — in this device's own
+    /// folder too, where they are records it adopted (``Adoption``). This
+    /// device's own records stamped past it wait to be rewritten
+    /// (``OwnRecordsAhead``): followed, they would carry its every later
+    /// write out of the other devices' reach.
     mutating func admit(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> [JournalRecord] {
         let horizon = clock.horizon()
-        if device == deviceID {
-            let adoptedLater = batch.records.filter { $0.stamp.device != deviceID && $0.stamp.time > horizon }
-            _ = heldBack.hold(adoptedLater, of: device, replacing: batch.replacesAll)
-            if let latest = batch.latest {  // stamped by this device: a snapshot's end, or a record of a segment
-                clock.observeOwn(latest)
-                if latest > horizon {
-                    warn("this device's own records are stamped up to \(latest), more than \(Self.offsetText) ahead of its clock: it writes after them, and other devices hold its writes back until their clocks come within \(Self.offsetText) of that; check this machine's clock")
-                }
-            }
-            return batch.records.filter { $0.stamp.device == deviceID || $0.stamp.time <= horizon }
-        }
-        let now = batch.records.filter { $0.stamp.time <= horizon }
         let later = batch.records.filter { $0.stamp.time > horizon }
-        if heldBack.hold(later, of: device, replacing: batch.replacesAll), let latest = later.map(\.stamp.time).max() {
+        if device == deviceID {
+            _ = heldBack.hold(later.filter { $0.stamp.device != deviceID }, of: device, replacing: batch.replacesAll)
+            ownAhead.note(later.filter { $0.stamp.device == deviceID }, latest: batch.latest.flatMap { $0 > horizon ? $0 : nil },
+                          replacing: batch.replacesAll)
+        } else if heldBack.hold(later, of: device, replacing: batch.replacesAll), let latest = later.map(\.stamp.time).max() {
             warn("\(sync.folder(of: device).path): records stamped up to \(latest) are more than \(Self.offsetText) ahead of this device's clock; they are held back until it comes within \(Self.offsetText) of them; check the clocks of both machines")
         }
+        let now = batch.records.filter { $0.stamp.time <= horizon }
         let within = now.map(\.stamp.time) + [batch.latest].compactMap { $0 }.filter { $0 <= horizon }
         if let latest = within.max() { clock.observe(latest) }
         return now
+    }
+
+    /// Appends again, stamped now and in their order, this device's own
+    /// records that were stamped past the horizon (``OwnRecordsAhead``), and
+    /// merges them; returns the records appended. The compaction the store
+    /// runs next (``DeviceStore``) leaves the old stamps out of the folder.
+    /// They are appended as they were, without a quota check: they are
+    /// writes acknowledged before, as another device's records are merged.
+    mutating func rewriteOwnRecordsAhead() throws(KVStoreError) -> [JournalRecord] {
+        let waiting = ownAhead.waiting
+        let records = waiting.isEmpty ? [] : try append(waiting.map(\.operation))
+        _ = noteVisibleChanges(merged.apply(records, in: deviceID))
+        ownAhead.rewritten(records)
+        return records
+    }
+
+    /// The latest stamp of `device`'s in `batch` (its snapshot's closing one
+    /// included) that is not past the clock's horizon.
+    func latestAdmitted(_ batch: DeviceFolderReader.Batch, of device: DeviceID) -> HLCTimestamp? {
+        let horizon = clock.horizon()
+        let stamps = batch.records.filter { $0.stamp.device == device }.map(\.stamp.time) + [batch.latest].compactMap { $0 }
+        return stamps.filter { $0 <= horizon }.max()
     }
 
     /// Merges the held-back records whose time has come; returns the keys

@@ -45,7 +45,7 @@ extension EngineState {
     /// come after them even if the folders it read are gone or not here yet.
     /// And it still knows the devices it had read whose folders are not here now (``remembered``).
     mutating func observePublishedProgress(lastOwnStamp: HLCTimestamp?) {
-        if let lastOwnStamp { clock.observeOwn(lastOwnStamp) }  // its folder may be gone, and adopted by others
+        if let lastOwnStamp { clock.observe(lastOwnStamp) }  // its folder may be gone, and adopted by others
         guard let progress = sync.progress(of: deviceID) else { return }
         for time in progress.read.values { clock.observe(time) }
         remembered = progress.read.filter { $0.key != deviceID }

@@ -25,6 +25,7 @@ extension EngineState {
         }
         let this = devices.first { $0.id == deviceID.hex }!
         let warnings = readers.values.flatMap(\.problems)
+            + [sync.root.relocation()?.warning, ownAhead.warning(device: deviceID, folder: writer.folder.path)].compactMap { $0 }
             + devices.compactMap { $0.warning(staleAfter: staleAfter) }
             + lagWarnings(progresses: progresses, devices: devices, now: now, staleAfter: staleAfter)
         return StoreStatus(storeID: storeID, syncDirectory: sync.path, stateDirectory: stateDirectory,

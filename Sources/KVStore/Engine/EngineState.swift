@@ -26,6 +26,8 @@ struct EngineState {
     var history = HistoryIndex()
     /// The store's retention setting as last read from the folders, and when (``retentionSetting()``).
     var retentionRead: (setting: RetentionSetting?, at: ContinuousClock.Instant)?
+    /// This device's own records stamped too far ahead of its clock, to be rewritten.
+    var ownAhead = OwnRecordsAhead()
     /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
     var adoptions: [DeviceID: [DeviceID: Adoption]] = [:]
     /// Per adopted device, the stamp up to which its own folder's records are ignored: the adoptions in force here.
@@ -58,7 +60,7 @@ struct EngineState {
         self.storeID = storeID
         readers[context.deviceID] = ownReader
         _ = merge(own, from: deviceID)
-        ownLatest = own.latest
+        ownLatest = latestAdmitted(own, of: deviceID)
         observePublishedProgress(lastOwnStamp: lastOwnStamp)
         _ = readOtherDevices()
     }
@@ -109,8 +111,9 @@ struct EngineState {
 
     /// Stamps `operations` and appends them to this device's journal in one
     /// write(2): the one place where the journal grows, but for a
-    /// compaction's new segment.
-    private mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
+    /// compaction's new segment. Reached from ``write(_:refusing:)``, and
+    /// from ``rewriteOwnRecordsAhead()``, which appends again records acknowledged before.
+    mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         var records: [JournalRecord] = []
         for operation in operations {
             records.append(JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,

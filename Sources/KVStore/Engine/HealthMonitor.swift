@@ -46,7 +46,7 @@ final class HealthMonitor: Sendable {
             guard force || now.timeIntervalSince(state.lastCheck) >= Self.checkInterval else { return }
             state.lastCheck = now
             let warnings = status(now, state.staleAfter).warnings
-                .filter { [.notReadingUs, .staleCopy, .quiet, .vanished].contains($0.kind) }  // the readers say the others
+                .filter { [.notReadingUs, .staleCopy, .quiet, .vanished, .syncDirectoryMoved].contains($0.kind) }  // the readers say the others
             let standing = Set(warnings.map(\.message))
             logAtMost(warnings.filter { !state.logged.contains($0.message) }.map { "\($0.message); \($0.fix)" },
                       rest: "warnings like these; kvfs status lists them all")

@@ -61,12 +61,13 @@ public struct Stamp: Comparable, Hashable, Sendable {
 /// A hybrid logical clock: never goes backwards, and moves past every
 /// timestamp it has seen, so a device that read a write always writes after it.
 ///
-/// A remote timestamp moves it only within ``maximumOffset`` of this
+/// A timestamp it reads moves it only within ``maximumOffset`` of this
 /// device's wall clock, as CockroachDB's clock refuses a remote wall time
 /// past its max-offset and the HLC paper bounds how far the logical clock
 /// may run ahead of the physical one: one record stamped in the year 9999
 /// must not drag every later write of this device there. The store holds
-/// such a record back until the wall clock comes within reach of it.
+/// such a record of another device back until the wall clock comes within
+/// reach of it, and rewrites such a record of its own with a stamp of now.
 public final class HybridLogicalClock: Sendable {
     /// How far ahead of this device's wall clock a remote stamp may be and
     /// still move the clock: 24 hours. Wide enough for clocks that are merely
@@ -120,20 +121,20 @@ public final class HybridLogicalClock: Sendable {
         return HLCTimestamp(milliseconds: milliseconds.partialValue, counter: .max)
     }
 
-    /// Moves the clock past a timestamp read from another device, unless it
-    /// is past ``horizon()``: then the clock stays, and this returns false.
+    /// Moves the clock past a timestamp read from any folder, this device's
+    /// own included, unless it is past ``horizon()``: then the clock stays,
+    /// and this returns false.
+    ///
+    /// This device's own stamps get the same bound: a record it wrote while
+    /// its clock was wrong (or one another program wrote into its folder)
+    /// would otherwise carry every later write of this device past the
+    /// other devices' horizons, where they hold it back, or to the year 9999,
+    /// where every write fails. Such a record is rewritten instead
+    /// (``EngineState/rewriteOwnRecordsAhead()``).
     @discardableResult
     public func observe(_ time: HLCTimestamp) -> Bool {
         guard time <= horizon() else { return false }
         last.withLock { last in last = max(last, time) }
         return true
-    }
-
-    /// Moves the clock past a timestamp this device wrote itself, however far
-    /// ahead: its next write must come after its earlier ones, or it would
-    /// lose to them. (Stamps past ``HLCTimestamp/latest`` never get here: the
-    /// reader refuses them.)
-    public func observeOwn(_ time: HLCTimestamp) {
-        last.withLock { last in last = max(last, time) }
     }
 }

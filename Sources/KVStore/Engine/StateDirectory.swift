@@ -30,6 +30,7 @@ final class StateDirectory: Sendable {
     init(path: String, readOnly: Bool = false) throws(KVStoreError) {
         self.path = path
         folder = try Folder.open(path, create: !readOnly, writable: !readOnly)
+        folder?.removeStaleTemporaries()
     }
 
     deinit { unlock() }

@@ -211,6 +211,10 @@ public struct SyncWarning: Codable, Sendable, Equatable {
         case quiet
         /// A device's folder vanished without anyone retiring it.
         case vanished
+        /// This device's own folder holds (or held) records stamped more than the maximum offset ahead of its clock.
+        case ownRecordsAhead
+        /// The sync directory's path no longer names the folder this device opened, which it keeps using.
+        case syncDirectoryMoved
     }
 
     /// What kind of trouble.

@@ -4,13 +4,22 @@ import Foundation
 /// device) and `devices/<device id>/`, one folder per device, written only by
 /// that device. Anything else is not the store's and is ignored.
 ///
-/// Its path is the user's (links along it are followed); below it nothing is
-/// opened through a link (see ``Folder``). A sync directory opened read-only
-/// writes nothing, whatever is asked of it.
+/// Its path is the user's (links along it are followed), resolved once: the
+/// folder is then held by its descriptor (``HeldFolder``), and below it
+/// nothing is opened through a link (see ``Folder``). A sync directory opened
+/// read-only writes nothing, whatever is asked of it.
 struct SyncDirectory: Sendable {
     let path: String
     /// False when the store was opened read-only.
-    var isWritable = true
+    let isWritable: Bool
+    /// The folder itself, held from its first use.
+    let root: HeldFolder
+
+    init(path: String, isWritable: Bool = true) {
+        self.path = path
+        self.isWritable = isWritable
+        root = HeldFolder(path: path, isWritable: isWritable)
+    }
 
     /// The most bytes read from a small file of the store (`store-id`, `device.json`, `progress.json`).
     static let smallFileLimit = 64 << 10
@@ -18,16 +27,16 @@ struct SyncDirectory: Sendable {
     var devicesPath: String { path + "/devices" }
 
     func folder(of device: DeviceID) -> DeviceFolder {
-        DeviceFolder(path: devicesPath + "/" + device.hex, isWritable: isWritable)
+        DeviceFolder(in: root, name: device.hex)
     }
 
     /// The sync directory, or nil when it does not exist (and not `create`).
-    private func root(create: Bool = false) throws(KVStoreError) -> Folder? {
-        try Folder.open(path, create: create, writable: isWritable)
+    func rootFolder(create: Bool = false) throws(KVStoreError) -> Folder? {
+        try root.folder(create: create)
     }
 
     private func devicesFolder(create: Bool = false) throws(KVStoreError) -> Folder? {
-        try root(create: create)?.folder("devices", create: create)
+        try rootFolder(create: create)?.folder("devices", create: create)
     }
 
     /// The devices with a folder here. Junk names (`..`, `.DS_Store`, conflict
@@ -50,7 +59,7 @@ struct SyncDirectory: Sendable {
 
     /// The store id, or nil when no device has created the store yet (or its file has not arrived).
     func storeID() -> String? {
-        guard let text = readSmallFile("store-id", in: try? root()) else { return nil }
+        guard let text = readSmallFile("store-id", in: try? rootFolder()) else { return nil }
         let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !id.isEmpty else { return nil }
         // Shown in status and logs; every device spells a planted control character alike.
@@ -65,14 +74,14 @@ struct SyncDirectory: Sendable {
     /// a path that is there but no folder it can open is an error all the same.
     func createStoreIfNeeded(for device: DeviceID) throws(KVStoreError) -> String {
         guard isWritable else {
-            _ = try root()
+            _ = try rootFolder()
             return storeID() ?? ""
         }
         _ = try devicesFolder(create: true)
         if let id = storeID() { return id }
         if devices().contains(where: { $0 != device }) { return "" }
         let id = UUID().uuidString.lowercased()
-        try root()?.writeAtomically("store-id", Array((id + "\n").utf8))
+        try rootFolder()?.writeAtomically("store-id", Array((id + "\n").utf8))
         return id
     }
 
@@ -80,7 +89,7 @@ struct SyncDirectory: Sendable {
     /// removed under a running device, which writes its folder again): the
     /// store keeps its id, so no device takes it for another store.
     func restoreStoreID(_ id: String) throws(KVStoreError) {
-        guard !id.isEmpty, storeID() == nil, let root = try root(create: true), root.entry("store-id") == nil else { return }
+        guard !id.isEmpty, storeID() == nil, let root = try rootFolder(create: true), root.entry("store-id") == nil else { return }
         try root.writeAtomically("store-id", Array((id + "\n").utf8))
     }
 

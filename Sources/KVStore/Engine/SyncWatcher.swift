@@ -68,10 +68,12 @@ public final class SyncWatcher: Sendable {
     /// folder. Called after every wake-up, so that a folder that appeared (a
     /// new device) or was made again is watched before the refresh reads it;
     /// adding a watch that exists is a no-op. This device's own folder is left
-    /// out: its writes need no refresh.
+    /// out: its writes need no refresh. The folders are the ones the store
+    /// reads, below the sync directory it holds (``HeldFolder``), even once
+    /// its path names another.
     private func watchFolders() {
         guard inotify >= 0 else { return }
-        let root = store.syncDirectory.path
+        let root = store.sync.root.stablePath
         let devices = root + "/devices"
         let changes = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
         _ = inotify_add_watch(inotify, root, changes)  // the user's path: a link to the folder is theirs

@@ -10,7 +10,11 @@
 /// whose folder vanished (it may come back), but not a retired one:
 ///
 /// 1. that device has published progress (`progress.json`) saying it has read
-///    this device's folder up to `s` or later, so it has applied the removal;
+///    this device's folder up to `s` or later, so it has applied the removal,
+///    but not past this device's latest stamp: a device that read records
+///    of this one stamped too far ahead, which this one has since rewritten
+///    stamped earlier (``OwnRecordsAhead``), claims a position its stamps
+///    no longer measure until it has read the rewritten folder;
 /// 2. this device has read that device's records up to the latest stamp the
 ///    same progress names for its own writes, so nothing that device wrote
 ///    before it read the removal is still unknown here; and
@@ -44,13 +48,15 @@ enum TombstoneCollection {
     }
 
     /// The keys among `tombstones` (in this device's folder, each with the
-    /// stamp up to which a peer must have read the folder to hold it) that may be dropped.
+    /// stamp up to which a peer must have read the folder to hold it) that
+    /// may be dropped; `latest` is the device's latest stamp.
     static func collectable(_ tombstones: [(key: StoreKey, readFrom: HLCTimestamp)], of device: DeviceID,
-                            peers: [Peer]) -> Set<StoreKey> {
+                            latest: HLCTimestamp?, peers: [Peer]) -> Set<StoreKey> {
         guard peers.allSatisfy(hasBeenReadUpToItsProgress) else { return [] }
         return Set(tombstones.filter { key, readFrom in
             peers.allSatisfy { peer in
-                guard let read = peer.progress?.read[device], read >= readFrom else { return false }
+                guard let read = peer.progress?.read[device], read >= readFrom, latest.map({ read <= $0 }) ?? true
+                else { return false }
                 return peer.newest[key]?.value == nil
             }
         }.map(\.key))

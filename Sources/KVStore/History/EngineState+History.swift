@@ -22,11 +22,13 @@ extension EngineState {
     /// The store's retention.
     mutating func retention() -> HistoryRetention { retentionSetting()?.retention ?? .standard }
 
-    /// Whether a folder's record stamped at `time` is passed over: a
-    /// retirement lets every device ignore the retired device's records up to
-    /// where its adopter read it (``Adoption``), as the merge does.
+    /// Whether a folder's record stamped at `time` is passed over, as the
+    /// merge passes it over: a retirement lets every device ignore the
+    /// retired device's records up to where its adopter read it
+    /// (``Adoption``), and a record stamped past the clock's horizon is held
+    /// back, or rewritten if it is this device's (docs/sync.md § Stamps from the future).
     private func isHidden(_ folder: DeviceID, _ time: HLCTimestamp) -> Bool {
-        adoptedUpTo[folder].map { time <= $0 } ?? false
+        adoptedUpTo[folder].map { time <= $0 } ?? false || time > clock.horizon()
     }
 
     /// What the retention keeps now of the versions that are not current

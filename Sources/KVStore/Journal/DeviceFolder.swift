@@ -9,14 +9,32 @@ import Foundation
 /// Anything else in the folder (synchronizer temp files, conflict copies,
 /// `.DS_Store`) is not the store's and is ignored.
 ///
-/// The folder is opened afresh for each use, from the sync directory down
-/// (it may have been removed and made again meanwhile), and neither `devices`
-/// nor the device's folder may be a symbolic link (see ``Folder``).
+/// The folder is opened afresh for each use, from the sync directory's
+/// descriptor down (it may have been removed and made again meanwhile; the
+/// sync directory itself is held, ``HeldFolder``), and neither `devices` nor
+/// the device's folder may be a symbolic link (see ``Folder``).
 struct DeviceFolder: Sendable {
-    /// `<sync directory>/devices/<device id>`.
+    /// `<sync directory>/devices/<device id>`, for messages.
     let path: String
+    /// The device's id, its folder's name.
+    let name: String
+    /// The sync directory.
+    private let root: HeldFolder
     /// False when the store was opened read-only: the folder is then never created or written.
-    var isWritable = true
+    var isWritable: Bool { root.isWritable }
+
+    /// The folder `devices/<name>` of the sync directory `root`.
+    init(in root: HeldFolder, name: String) {
+        self.root = root
+        self.name = name
+        path = root.path + "/devices/" + name
+    }
+
+    /// The folder at `path` (`<sync directory>/devices/<device id>`), its sync directory held from its first use.
+    init(path: String, isWritable: Bool = true) {
+        let sync = ((path as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        self.init(in: HeldFolder(path: sync, isWritable: isWritable), name: (path as NSString).lastPathComponent)
+    }
 
     static func segmentName(_ generation: UInt64) -> String { "journal-" + hex(generation) + ".log" }
     static func snapshotName(_ generation: UInt64) -> String { "snapshot-" + hex(generation) + ".snap" }
@@ -27,11 +45,7 @@ struct DeviceFolder: Sendable {
     /// The folder, or nil when it (or the sync directory) does not exist. With
     /// `create`, it is made (with `devices` and the sync directory, each 0700).
     func open(create: Bool = false) throws(KVStoreError) -> Folder? {
-        let devices = (path as NSString).deletingLastPathComponent
-        let sync = (devices as NSString).deletingLastPathComponent
-        return try Folder.open(sync, create: create, writable: isWritable)?
-            .folder((devices as NSString).lastPathComponent, create: create)?
-            .folder((path as NSString).lastPathComponent, create: create)
+        try root.folder(create: create)?.folder("devices", create: create)?.folder(name, create: create)
     }
 
     /// A file's bytes from `offset` (at most `limit`), or nil when it or the folder does not exist.

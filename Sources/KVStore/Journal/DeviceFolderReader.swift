@@ -134,7 +134,10 @@ final class DeviceFolderReader {
             snapshotGeneration = generation
             position = Position(generation: generation, offset: 0, tailOffset: 0, inOrder: true)
             left = nil
-            contiguous = max(contiguous ?? end, end)
+            // The snapshot stands for every record before it: read up to its end, and no further (earlier
+            // files may have held stamps too far ahead, which the device has rewritten since: OwnRecordsAhead).
+            contiguous = end
+            newest = nil
             return
         }
     }

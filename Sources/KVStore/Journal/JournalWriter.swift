@@ -56,6 +56,7 @@ final class JournalWriter {
         if let snapshot = reader.snapshotGeneration {
             snapshotBytes = (try? handle.read(DeviceFolder.snapshotName(snapshot)))?.count ?? 0
         }
+        handle.removeStaleTemporaries()
         try claim.claim(in: handle)
         handle.sync()
     }

@@ -152,27 +152,18 @@ final class Folder: Sendable {
     }
 
     /// Replaces `name` with `bytes` so that readers see the old content or the
-    /// new, never a mix, and it survives a crash: a temporary file beside it
-    /// (created anew, so a link or file planted under the temporary name is
-    /// removed, never written through), fsync, rename, fsync of the folder.
+    /// new, never a mix, and it survives a crash: a temporary file beside it,
+    /// fsync, rename, fsync of the folder.
+    ///
+    /// The temporary file has a name of its own for each write
+    /// (``temporaryName(for:)``), created with `O_EXCL`: nothing planted in
+    /// the folder (a folder, a FIFO, a link, a device node under the name an
+    /// earlier version always used) can block the write or be written
+    /// through, and two processes writing one file never share a temporary.
     func writeAtomically(_ name: String, _ bytes: [UInt8]) throws(KVStoreError) {
         try requireWritable()
-        let temporary = "." + name + ".tmp"
         let mode = entry(name).map { status in status.type == .regular ? status.permissions.rawValue & 0o600 : 0o600 } ?? 0o600
-        func create() -> Result<Int32, SystemCallError> {
-            systemCallResult("openat") { openat(descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
-        }
-        var created = create()
-        if case let .failure(error) = created, error.errno == .fileExists {
-            // A temporary left by a crash, or something planted: remove the name itself (a link goes, its target stays).
-            remove(temporary)
-            created = create()
-        }
-        let file: FileDescriptor
-        switch created {
-        case let .success(fd): file = FileDescriptor(rawValue: fd)
-        case let .failure(error): throw KVStoreError(error, path: child(temporary), doing: "cannot create")
-        }
+        let (temporary, file) = try createTemporary(for: name, mode: mode)
         do throws(SystemCallError) {
             try file.write(all: bytes)
             try file.synchronize()
@@ -183,9 +174,69 @@ final class Folder: Sendable {
         }
         try? file.close()
         if case let .failure(error) = systemCallResult("renameat", name, { renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) }) {
+            remove(temporary)
             throw KVStoreError(error, path: child(name), doing: "cannot rename into place")
         }
         sync()
+    }
+
+    /// A new, empty file (`mode`) to be renamed to `name`, and its name. A
+    /// name already taken (by chance, 1 in 2^64) is passed over for another.
+    private func createTemporary(for name: String, mode: mode_t) throws(KVStoreError) -> (String, FileDescriptor) {
+        var attempts = 0
+        while true {
+            let temporary = Self.temporaryName(for: name)
+            switch systemCallResult("openat", temporary, {
+                openat(descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            }) {
+            case let .success(fd):
+                return (temporary, FileDescriptor(rawValue: fd))
+            case let .failure(error):
+                attempts += 1
+                guard error.errno == .fileExists && attempts < 8 else { throw KVStoreError(error, path: child(temporary), doing: "cannot create") }
+            }
+        }
+    }
+
+    /// A temporary name for a new `name`: `.<name>.kvfs-<16 random hex digits>.tmp`.
+    /// The leading dot hides it, and synchronizers skip `*.tmp`; the
+    /// `kvfs-` mark tells ``removeStaleTemporaries(now:)`` it is the store's own.
+    static func temporaryName(for name: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = String(generator.next() as UInt64, radix: 16)
+        return "." + name + temporaryMark + String(repeating: "0", count: 16 - digits.count) + digits + ".tmp"
+    }
+
+    private static let temporaryMark = ".kvfs-"
+
+    /// How old a temporary file of ours must be to be taken for one a crash
+    /// left: no write takes that long, so one that another process of this
+    /// device is writing now is never removed under it.
+    static let staleTemporaryAge: TimeInterval = 600
+
+    /// Removes the temporary files a crash left here (``temporaryName(for:)``,
+    /// older than ``staleTemporaryAge``): a file, a link (itself, never its
+    /// target) or anything else under such a name; an empty folder too. What
+    /// cannot be removed (a folder that holds something) is left, and stepped
+    /// around: no write uses that name again. Names of another program's
+    /// (a synchronizer's `.syncthing.*.tmp`) are never touched.
+    func removeStaleTemporaries(now: Date = Date()) {
+        guard isWritable else { return }
+        for name in names() where Self.isTemporaryName(name) {
+            guard let status = entry(name) else { continue }
+            let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+            guard now.timeIntervalSince1970 - modified > Self.staleTemporaryAge else { continue }
+            systemCallResult("unlinkat") { unlinkat(descriptor.rawValue, name, status.type == .directory ? AT_REMOVEDIR : 0) }
+        }
+    }
+
+    /// Whether `name` is one ``temporaryName(for:)`` makes.
+    static func isTemporaryName(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard name.hasPrefix("."), name.hasSuffix(".tmp"), utf8.count > 1 + temporaryMark.utf8.count + 16 + 4 else { return false }
+        let digits = utf8.dropLast(4).suffix(16)
+        return utf8.dropLast(4 + 16).suffix(temporaryMark.utf8.count).elementsEqual(temporaryMark.utf8)
+            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// Removes the entry `name` (a link itself, never its target).
@@ -243,6 +294,23 @@ final class Folder: Sendable {
 
     /// The folder's own inode number.
     var inode: UInt64 { (try? descriptor.stat()).map { UInt64($0.inode.rawValue) } ?? 0 }
+
+    /// The folder's own status (its device and inode), or nil when it cannot be had (a stale NFS handle).
+    var status: Stat? { try? descriptor.stat() }
+
+    /// Whether the folder was deleted (its link count is 0), or cannot be looked at any more:
+    /// nothing can be created in it then.
+    var isDeleted: Bool { status.map { $0.linkCount == 0 } ?? true }
+
+    /// Where the folder is now, as the kernel names its descriptor (nil when it cannot say):
+    /// another path than the one it was opened by once it was moved.
+    var currentPath: String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: descriptorPath)
+    }
+
+    /// A path that names this folder for as long as its descriptor is open,
+    /// wherever it is moved: `/proc/self/fd/<descriptor>` (for inotify, which takes paths only).
+    var descriptorPath: String { "/proc/self/fd/\(descriptor.rawValue)" }
 
     /// Makes the folder's entries (a rename, a new file) durable.
     func sync() { try? descriptor.synchronize() }
