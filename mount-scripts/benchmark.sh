@@ -8,9 +8,13 @@
 #  4. overwrite latency (p50, p99) during a 30 s write loop with the journal on
 #     ext4 on a loop device (made and removed here), while fsyncs and compactions run;
 #  5. mount time of a store with a 10^6-record history, and the daemon's RSS with a full store;
-#  6. the history bounds (mount-scripts/history-bench.sh): RSS with a full quota and a full
+#  6. a sync directory with 20,000 empty device folders: the mount's time, and the
+#     slowest of `cat`s of one key repeated every 10 ms for 12 s after it.
+#  7. the history bounds (mount-scripts/history-bench.sh): RSS with a full quota and a full
 #     8 MiB history, listing a key's 10,000 versions, mounting a store with a full history.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
+#        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
+#        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -35,6 +39,55 @@ forget() { local gone=$1 m; local kept=(); for m in "${mounts[@]}"; do [ "$m" = 
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 mount-scripts/install-deps.sh >&2
+
+# ---- 6: many device folders: mount time, and reads while the health check and refreshes run ----
+# A sync directory planted with KVFS_BENCH_FOLDERS (20,000) empty folders named like devices; the store
+# is made first (with one key) so that they join it. The mount is timed until `kvfs mount` returns (the
+# daemon serves); then a `cat` of the key every 10 ms for 12 s (the health check runs every 5 s, a
+# refresh every second), each timed from fork to exit.
+many_folders() {
+    local folders=${KVFS_BENCH_FOLDERS:-20000} d="$work/folders"
+    mkdir -p "$d"
+    "$bin/kvfs" mount "$d" --sync-dir "$work/folders-sync" --state-dir "$work/folders-state" && mounts+=("$d")
+    echo value > "$d/k"
+    "$bin/kvfs" unmount "$d"; forget "$d"
+    python3 - "$work/folders-sync/devices" "$folders" <<'PY'
+import os, sys
+for n in range(1, int(sys.argv[2]) + 1): os.mkdir(f"{sys.argv[1]}/{n:032x}", 0o700)
+PY
+    local start finish
+    start=$(date +%s%N)
+    "$bin/kvfs" mount "$d" --sync-dir "$work/folders-sync" --state-dir "$work/folders-state"
+    finish=$(date +%s%N)
+    mounts+=("$d")
+    echo
+    echo "mount of a sync directory with $folders empty device folders: $(( (finish - start) / 1000000 )) ms (kvfs mount until ready)"
+    python3 - "$d/k" <<'PY'
+import subprocess, sys, time
+times, end = [], time.monotonic() + 12
+while time.monotonic() < end:
+    t = time.monotonic()
+    subprocess.run(["cat", sys.argv[1]], stdout=subprocess.DEVNULL, check=True)
+    times.append((time.monotonic() - t) * 1000)
+    time.sleep(0.01)
+times.sort()
+print(f"cat of a key every 10 ms for 12 s after it ({len(times)} cats): median {times[len(times) // 2]:.1f} ms, "
+      f"p99 {times[int(0.99 * len(times))]:.1f} ms, worst {times[-1]:.1f} ms, {sum(t > 50 for t in times)} over 50 ms")
+PY
+    "$bin/kvfs" unmount "$d"; forget "$d"
+}
+if [ "${KVFS_BENCH_ONLY:-}" = folders ]; then  # section 6 alone: it needs kvfs alone
+    bin=$(mount-scripts/build.sh | tail -1)
+    many_folders
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+if [ "${KVFS_BENCH_ONLY:-}" = history ]; then  # section 7 alone: it needs kvfs alone
+    mount-scripts/history-bench.sh "$(mount-scripts/build.sh | tail -1)"
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+
 command -v cc >/dev/null || { echo "benchmark.sh: the yardsticks need a C compiler (cc): apt-get install gcc" >&2; exit 1; }
 swift build -c release --product kvfs >&2
 swift build -c release --product kvfs-bench >&2
@@ -210,8 +263,9 @@ PY
 pid=$(jq -r .pid "$work/full/.kvfs/status")
 echo "kvfs daemon RSS with a full store ($(jq -c '[.keys.used, .bytes.used]' "$work/full/.kvfs/status") keys, bytes): $(( $(awk '/VmRSS/ {print $2}' "/proc/$pid/status") / 1024 )) MiB"
 "$bin/kvfs" unmount "$work/full"; forget "$work/full"
+many_folders
 
-# ---- 6: the history bounds ----
+# ---- 7: the history bounds ----
 echo
 mount-scripts/history-bench.sh "$bin"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

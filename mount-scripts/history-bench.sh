@@ -6,7 +6,7 @@
 #  2. `ls .kvfs/history/KEY` of a key with 10,000 versions: bound 50 ms
 #     (the best of 5, each listing made afresh by the daemon; `ls -l` too);
 #  3. `kvfs mount` until ready, of the store of 1 (full quota, full history): bound 200 ms.
-# mount-scripts/benchmark.sh runs it as its part 6 with its release build.
+# mount-scripts/benchmark.sh runs it as its part 7 with its release build (KVFS_BENCH_ONLY=history: alone).
 # Usage: mount-scripts/history-bench.sh [BIN]   (default: the release build's folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -20,12 +20,14 @@ import Glibc
 ///   that trusts it stops at the end of its own document;
 /// - a thread that does not hold it open (a `stat` before the open, as some
 ///   editors do) is shown the size of a document made then, and that
-///   document is what its own open gets if it comes within a second;
+///   document is what its own open gets if it comes within ten seconds;
 ///   otherwise (or if that thread never opens) a fresh one is made at open.
 /// Threads, not processes, because FUSE names the calling thread.
 final class StatusFile: ServedFile {
-    /// How long a document made for a thread's `stat` waits for that thread's open.
-    static let statToOpen = Duration.seconds(1)
+    /// How long a document made for a thread's `stat` waits for that thread's
+    /// open: long enough for a loaded machine (a second was not, under the
+    /// test suite), and the document is at most that old when read.
+    static let statToOpen = Duration.seconds(10)
 
     private let make: @Sendable () -> [UInt8]
     private let state = Mutex(State())

@@ -2,6 +2,10 @@ import Foundation
 @testable import KVSyncthing
 import Synchronization
 import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The pieces of `kvfs mount --syncthing` that need no Syncthing (the machine tests drive the rest).
 @Suite("Syncthing scan requests")
@@ -37,7 +41,9 @@ struct SyncthingScannerTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aSyncthingThatDoesNotAnswerNeverBlocksARequestAndIsLoggedOnce() throws {
-        let endpoint = try SyncthingEndpoint(url: "http://127.0.0.1:\(ChildProcess.freePort())", apiKey: "key")
+        let silent = try ClosingPort()
+        defer { silent.stop() }
+        let endpoint = try SyncthingEndpoint(url: "http://127.0.0.1:\(silent.port)", apiKey: "key")
         let messages = Mutex<[String]>([])
         let scanner = SyncthingScanner(endpoint: endpoint, syncDirectory: URL(fileURLWithPath: "/tmp/kvfs-none"), device: "ab") { message in
             messages.withLock { $0.append(message) }
@@ -46,10 +52,57 @@ struct SyncthingScannerTests {
         let start = Date()
         for _ in 0..<1000 { scanner.requestScan() }
         #expect(Date().timeIntervalSince(start) < 0.5, "1000 requests took \(Date().timeIntervalSince(start)) s")
-        Thread.sleep(forTimeInterval: SyncthingScanner.retryDelay * 2.5)  // two or three attempts, coalesced
+        // The 1000 requests coalesce into a failing attempt and its retry; one
+        // more request after them makes a third. Each attempt is a connection.
+        #expect(poll(seconds: 10) { silent.accepted >= 2 }, "attempts seen: \(silent.accepted)")
         scanner.requestScan()
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(poll(seconds: 10) { silent.accepted >= 3 }, "attempts seen: \(silent.accepted)")
         let logged = messages.withLock { $0 }
         #expect(logged.count == 1 && logged[0].contains("does not answer"), "\(logged)")
+        #expect(silent.accepted <= 4, "1001 requests made \(silent.accepted) attempts")
+    }
+}
+
+/// A TCP port on 127.0.0.1 that accepts each connection and closes it
+/// unanswered, counting them: a Syncthing that does not answer, whose
+/// attempts a test can wait for instead of sleeping.
+private final class ClosingPort: Sendable {
+    let port: Int
+    private let socket: Int32
+    private let count = Mutex(0)
+
+    /// How many connections were accepted so far.
+    var accepted: Int { count.withLock { $0 } }
+
+    /// Listens on a free port and starts accepting.
+    init() throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { [socket] pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && listen(socket, 16) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        guard socket >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        Thread.detachNewThread { [self] in acceptUntilStopped() }
+    }
+
+    private func acceptUntilStopped() {
+        while true {
+            let connection = accept(socket, nil, nil)
+            if connection < 0 { if errno == EINTR { continue } else { return } }
+            count.withLock { $0 += 1 }
+            close(connection)
+        }
+    }
+
+    /// Ends the accepting thread and the port.
+    func stop() {
+        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
     }
 }

@@ -9,6 +9,17 @@ extension DeviceStore {
     /// Returns the first change, if any.
     @discardableResult
     public func refresh() -> StoreChange? {
+        refresh(onlyChangedFolders: false)
+    }
+
+    /// ``refresh()``, reading with `onlyChangedFolders` only the folders
+    /// whose files changed since they were last read (``FolderSurvey``):
+    /// what a ``SyncWatcher`` does while inotify reports the changes, on a
+    /// filesystem whose files' status is current. Each folder is read under
+    /// the lock for its own read only, so a refresh of thousands of folders
+    /// keeps reads and writes waiting no longer than the largest folder.
+    @discardableResult
+    func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
         let (isOpen, newStoreID, ownFolderGone) = engine.withLock { state in
             state.isClosed ? (false, nil, false) : (true, state.checkStoreID(), !state.writer.isInPlace)
@@ -23,7 +34,8 @@ extension DeviceStore {
             }
         }
         if ownFolderGone { writeOwnFolderAgain() }
-        let (setAsideBefore, read) = engine.withLock { state in (state.merged.setAside, state.readOtherDevices()) }
+        let setAsideBefore = engine.withLock { $0.merged.setAside }
+        let read = readOtherDevices(onlyChangedFolders: onlyChangedFolders)
         var keys = read.changed
         if !read.vanished.isEmpty { keys.formUnion(adoptVanished(read.vanished)) }
         let newlySetAside = engine.withLock { state in
@@ -35,6 +47,17 @@ extension DeviceStore {
         if !newlySetAside.isEmpty { changes.append(StoreChange(reason: .quotaViolationChange, keys: Array(newlySetAside))) }
         for change in changes { notifier.record(change) }
         return changes.first
+    }
+
+    /// Reads the other devices' folders (``EngineState/readOtherDevices()``),
+    /// one at a time: the survey of the folders is made without the lock.
+    private func readOtherDevices(onlyChangedFolders: Bool) -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
+        let folders = survey.survey()
+        var changed = engine.withLock { $0.releaseHeldBack() }
+        for (device, seen) in folders {
+            changed.formUnion(engine.withLock { $0.read(device, seen: seen.fingerprint, onlyIfChanged: onlyChangedFolders) })
+        }
+        return engine.withLock { $0.finishReading(present: Array(folders.keys), changed: changed) }
     }
 
     /// Someone removed this device's folder (or a synchronizer carried its

@@ -20,10 +20,13 @@ extension DeviceStore {
         health.check(force: force, status: makeStatus)
     }
 
+    /// The status, the disk looked at without `engine`'s lock (``EngineState/statusInputs(present:)``).
     private func makeStatus(now: Date, staleAfter: TimeInterval) -> StoreStatus {
         let mountPoint = state.mountPoint
-        return engine.withLock { state in
-            state.makeStatus(now: now, staleAfter: staleAfter, stateDirectory: stateDirectory.path, mountPoint: mountPoint)
-        }
+        let folders = survey.survey()
+        let relocation = sync.root.relocation()
+        let inputs = engine.withLock { $0.statusInputs(present: folders.keys) }
+        return inputs.status(now: now, staleAfter: staleAfter, folders: folders, relocation: relocation,
+                             stateDirectory: stateDirectory.path, mountPoint: mountPoint)
     }
 }

@@ -53,6 +53,8 @@ public final class DeviceStore: Sendable {
     let notifier: ChangeNotifier
     /// What the log says of other devices' health.
     let health: HealthMonitor
+    /// What the device folders show on disk, looked at without `engine`'s lock (for the refresh and the status).
+    let survey: FolderSurvey
     /// The once-a-second fsync, progress and health check.
     let ticker: Ticker
 
@@ -131,6 +133,7 @@ public final class DeviceStore: Sendable {
         compactor = Compactor(warn: warn)
         progress = ProgressPublisher(sync: sync, device: deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
+        survey = FolderSurvey(sync: sync)
         ticker = Ticker()
         // Its snapshot is written now, so that other devices follow this folder again.
         if unfinishedCompaction { compactor.compact(engine) }

@@ -89,13 +89,10 @@ extension EngineState {
     /// filtered: it may come back, still writing. Returns the keys whose
     /// visible entry changed.
     mutating func applyAdoptions() -> Set<StoreKey> {
-        // Only folders that adopted something are kept: `isRetired` and the status look through every
-        // entry for each device, which with an entry per folder cost n² (minutes, with the store's lock
-        // held, for a sync directory holding 20,000 empty device folders).
-        for device in sync.devices() where device != deviceID {
-            let adopted = sync.adoptions(of: device)
-            adoptions[device] = adopted.isEmpty ? nil : adopted
-        }
+        // The other folders' adoptions were taken as each was read (`read(_:seen:onlyIfChanged:)`); only
+        // folders that adopted something are kept: `isRetired` and the status look through every entry
+        // for each device, which with an entry per folder cost n² (minutes, with the store's lock held,
+        // for a sync directory holding 20,000 empty device folders).
         if adoptions[deviceID] == nil { adoptions[deviceID] = sync.adoptions(of: deviceID) }  // then kept here
         var upTo: [DeviceID: HLCTimestamp] = [:]
         for (folder, entries) in adoptions {
@@ -120,8 +117,11 @@ extension EngineState {
 
     /// Every other device this one knows of: with a folder here, read before
     /// (``remembered``), or adopted by some folder.
-    var knownDevices: Set<DeviceID> {
-        Set(sync.devices()).union(readers.keys).union(merged.folders.keys).union(remembered.keys)
+    var knownDevices: Set<DeviceID> { knownDevices(present: sync.devices()) }
+
+    /// ``knownDevices``, the device folders here being `present`.
+    func knownDevices(present: some Sequence<DeviceID>) -> Set<DeviceID> {
+        Set(present).union(readers.keys).union(merged.folders.keys).union(remembered.keys)
             .union(adoptions.values.flatMap(\.keys)).subtracting([deviceID])
     }
 

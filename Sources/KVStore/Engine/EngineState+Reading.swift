@@ -6,17 +6,37 @@ extension EngineState {
     /// folders publish. Returns the keys whose visible entry changed, and
     /// the devices whose folders vanished without anyone retiring them: the
     /// store keeps what they held (``DeviceStore/adoptVanished(_:)``) once it
-    /// has let go of the lock, for that takes a compaction.
+    /// has let go of the lock, for that takes a compaction. A refresh does
+    /// the same folder by folder (``DeviceStore/refresh(onlyChangedFolders:)``).
     mutating func readOtherDevices() -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
-        retentionRead = nil  // a device may have set another since: read again when next asked
-        var changed = releaseHeldBack()
         let present = sync.devices()
-        for device in present where device != deviceID {
-            if names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go
-            let reader = readers[device] ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
-            readers[device] = reader
-            changed.formUnion(merge(reader.readNew(), from: device))
-        }
+        var changed = releaseHeldBack()
+        for device in present { changed.formUnion(read(device)) }
+        return finishReading(present: present, changed: changed)
+    }
+
+    /// Reads another device's new records, and what its folder says it
+    /// adopted. `seen` is the folder as a survey saw it just now, if one
+    /// did; with `onlyIfChanged`, the folder is read only when it changed
+    /// since its reader last read it. Returns the keys whose visible entry changed.
+    mutating func read(_ device: DeviceID, seen: FolderSurvey.Fingerprint? = nil, onlyIfChanged: Bool = false) -> Set<StoreKey> {
+        guard device != deviceID, !isClosed else { return [] }
+        let known = readers[device]
+        if onlyIfChanged, let seen, known?.readAt == seen { return [] }
+        if names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go
+        let reader = known ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
+        readers[device] = reader
+        reader.readAt = seen
+        let adopted = sync.adoptions(of: device)
+        adoptions[device] = adopted.isEmpty ? nil : adopted
+        return merge(reader.readNew(), from: device)
+    }
+
+    /// Ends a reading of the folders `present`, which changed `changed`:
+    /// applies the adoptions, and finds the folders that vanished.
+    mutating func finishReading(present: [DeviceID], changed: Set<StoreKey>) -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
+        retentionRead = nil  // a device may have set another retention since: read again when next asked
+        var changed = changed
         changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
         let presentSet = Set(present)  // a lookup per reader: an array's contains made each refresh n²
         let vanished = readers.keys.filter { $0 != deviceID && !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }

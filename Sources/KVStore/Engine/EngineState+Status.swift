@@ -1,12 +1,53 @@
 import Foundation
 
 /// The status: what `.kvfs/status`, `kvfs status` and `kvfs devices` show,
-/// and what the health warnings of the log are taken from.
+/// and what the health warnings of the log are taken from. It is made in
+/// three steps, so that thousands of device folders do not keep reads and
+/// writes waiting: a survey of the folders on disk (``FolderSurvey``),
+/// without the lock; a copy of what it needs of the engine's state
+/// (``StatusInputs``), under the lock, brief (its dictionaries are copied on
+/// write); and the status made from both, without the lock.
 extension EngineState {
+    /// What the status needs of this state, the device folders here being `present`.
+    func statusInputs(present: some Sequence<DeviceID>) -> StatusInputs {
+        let known = knownDevices(present: present)
+        return StatusInputs(
+            deviceID: deviceID, deviceName: context.deviceName, sync: sync, ownFolder: writer.folder.path, storeID: storeID,
+            merged: merged, readers: readers.mapValues { StatusInputs.Reading(newest: $0.newest, contiguous: $0.contiguous) },
+            problems: readers.values.flatMap(\.problems), known: known, retired: known.filter(isRetired),
+            adoptions: adoptions, names: names, ownLatest: ownLatest,
+            ownAhead: ownAhead.warning(device: deviceID, folder: writer.folder.path), lastSyncTime: lastSyncTime)
+    }
+}
+
+/// What the status needs of the engine's state, copied under its lock.
+struct StatusInputs {
+    /// How far a reader has read its device's folder.
+    struct Reading {
+        var newest: HLCTimestamp?, contiguous: HLCTimestamp?
+    }
+
+    let deviceID: DeviceID, deviceName: String, sync: SyncDirectory, ownFolder: String, storeID: String
+    let merged: MergedState
+    let readers: [DeviceID: Reading]
+    /// What keeps the readers from reading everything their folders hold.
+    let problems: [SyncWarning]
+    /// Every other device known (``EngineState/knownDevices``), and the retired ones among them.
+    let known: Set<DeviceID>, retired: Set<DeviceID>
+    let adoptions: [DeviceID: [DeviceID: Adoption]]
+    let names: [DeviceID: String]
+    let ownLatest: HLCTimestamp?
+    /// What the status says of this device's own records stamped far ahead, if any.
+    let ownAhead: SyncWarning?
+    let lastSyncTime: Date?
+
     /// The status at `now`, devices that have not closed their store judged
-    /// quiet after `staleAfter` seconds without news. The state directory's
-    /// path, and the mount point that holds it, are the store's.
-    mutating func makeStatus(now: Date, staleAfter: TimeInterval, stateDirectory: String, mountPoint: String?) -> StoreStatus {
+    /// quiet after `staleAfter` seconds without news; `folders` are the
+    /// device folders here, as a survey saw them, and `relocation` what
+    /// became of the sync directory. The state directory's path, and the
+    /// mount point that holds it, are the store's.
+    func status(now: Date, staleAfter: TimeInterval, folders: [DeviceID: FolderSurvey.Seen], relocation: HeldFolder.Relocation?,
+                stateDirectory: String, mountPoint: String?) -> StoreStatus {
         var lastWrite: [DeviceID: HLCTimestamp] = [:]
         for winner in merged.winners.values {
             lastWrite[winner.stamp.device] = max(lastWrite[winner.stamp.device] ?? winner.stamp.time, winner.stamp.time)
@@ -14,61 +55,65 @@ extension EngineState {
         var newest: [DeviceID: HLCTimestamp] = [:]  // the newest write known here of each device
         for (device, reader) in readers { newest[device] = reader.newest }
         newest[deviceID] = ownLatest
-        let present = Set(sync.devices())
         var devices: [DeviceStatus] = []
-        var progresses: [DeviceID: ReadProgress] = [:]
-        for device in knownDevices.union([deviceID]).sorted() {
-            let progress = sync.progress(of: device)
-            progresses[device] = progress
-            devices.append(status(of: device, progress: progress, present: present.contains(device), now: now,
-                                  staleAfter: staleAfter, lastWrite: lastWrite[device], newest: newest))
+        for device in known.union([deviceID]).sorted() {
+            devices.append(status(of: device, folders: folders, now: now, staleAfter: staleAfter,
+                                  lastWrite: lastWrite[device], newest: newest))
         }
         let this = devices.first { $0.id == deviceID.hex }!
-        let warnings = readers.values.flatMap(\.problems)
-            + [sync.root.relocation()?.warning, ownAhead.warning(device: deviceID, folder: writer.folder.path)].compactMap { $0 }
+        let warnings = problems + [relocation?.warning, ownAhead].compactMap { $0 }
             + devices.compactMap { $0.warning(staleAfter: staleAfter) }
-            + lagWarnings(progresses: progresses, devices: devices, now: now, staleAfter: staleAfter)
+            + lagWarnings(folders: folders, devices: devices, now: now, staleAfter: staleAfter)
         return StoreStatus(storeID: storeID, syncDirectory: sync.path, stateDirectory: stateDirectory,
                            mountPoint: mountPoint, device: this, usage: merged.usage, setAside: merged.setAside.sorted().map(\.string),
                            devices: devices, lastSync: lastSyncTime, staleAfter: staleAfter, warnings: warnings)
     }
 
+    /// A device's name: as its folder says (remembered once read), or as an
+    /// adoption of it says, or its id (``EngineState/displayName(of:)``).
+    private func name(of device: DeviceID, folder: FolderSurvey.Seen?) -> String {
+        if device == deviceID { return deviceName }
+        return names[device] ?? folder?.name ?? EngineState.adoptedName(of: device, in: adoptions) ?? device.hex
+    }
+
     /// One device's health.
-    private mutating func status(of device: DeviceID, progress: ReadProgress?, present: Bool, now: Date, staleAfter: TimeInterval,
-                                 lastWrite: HLCTimestamp?, newest: [DeviceID: HLCTimestamp]) -> DeviceStatus {
+    private func status(of device: DeviceID, folders: [DeviceID: FolderSurvey.Seen], now: Date, staleAfter: TimeInterval,
+                        lastWrite: HLCTimestamp?, newest: [DeviceID: HLCTimestamp]) -> DeviceStatus {
         let isThis = device == deviceID
-        let changed = present ? sync.folder(of: device).lastChange() : nil
+        let folder = folders[device]
+        let progress = folder?.progress
+        let changed = folder?.lastChange
         let silence = isThis ? nil : changed.map { now.timeIntervalSince($0) }
         let keeper = adoptions.first { $0.key != device && $0.value[device] != nil }?.key
         let state: DeviceStatus.State =
             if isThis { .this }
-            else if isRetired(device) || (!present && adoptions.values.contains { $0[device]?.retired == true }) { .retired }
-            else if !present { .vanished }
+            else if retired.contains(device) || (folder == nil && adoptions.values.contains { $0[device]?.retired == true }) { .retired }
+            else if folder == nil { .vanished }
             else if progress?.closed == true { .stopped }
             else { DeviceStatus.State(silence: silence, staleAfter: staleAfter) }
         let read = (progress?.read ?? [:]).filter { $0.value != ReadProgress.nothing }
         return DeviceStatus(
-            id: device.hex, name: displayName(of: device), state: state,
+            id: device.hex, name: name(of: device, folder: folder), state: state,
             lastWrite: lastWrite?.date, newestStamp: newest[device]?.date, folderChanged: changed,
             heartbeat: progress?.at?.date, secondsSinceHeard: silence, closed: progress?.closed ?? false,
             readUpTo: isThis ? nil : readers[device]?.contiguous?.date,
             read: Dictionary(uniqueKeysWithValues: read.map { ($0.key.hex, $0.value.date) }),
-            behindSeconds: isThis ? behindOthers() : progress.map { lag(of: $0, behind: newest, reader: device) },
-            keptBy: keeper.map { displayName(of: $0) })
+            behindSeconds: isThis ? behindOthers(folders: folders) : progress.map { lag(of: $0, behind: newest, reader: device) },
+            keptBy: keeper.map { self.name(of: $0, folder: folders[$0]) })
     }
 
     /// How far a device's reading lags behind the newest writes known here
     /// of the devices it reads, in seconds.
     private func lag(of progress: ReadProgress, behind newest: [DeviceID: HLCTimestamp], reader: DeviceID) -> Double {
-        newest.filter { $0.key != reader && !isRetired($0.key) }.map { device, time in
+        newest.filter { $0.key != reader && !retired.contains($0.key) }.map { device, time in
             Self.seconds(from: progress.read[device] ?? ReadProgress.nothing, to: time)
         }.max() ?? 0
     }
 
     /// How far this device lags behind what the others say they wrote, in seconds.
-    private func behindOthers() -> Double {
+    private func behindOthers(folders: [DeviceID: FolderSurvey.Seen]) -> Double {
         readers.filter { $0.key != deviceID }.compactMap { device, reader in
-            sync.progress(of: device)?.own.map { Self.seconds(from: reader.contiguous ?? ReadProgress.nothing, to: $0) }
+            folders[device]?.progress?.own.map { Self.seconds(from: reader.contiguous ?? ReadProgress.nothing, to: $0) }
         }.max() ?? 0
     }
 
@@ -82,12 +127,11 @@ extension EngineState {
     /// (their copy of its folder is stuck), and devices whose folder here
     /// holds less than they say they wrote, for long (the synchronizer does
     /// not deliver it).
-    private func lagWarnings(progresses: [DeviceID: ReadProgress], devices: [DeviceStatus], now: Date,
+    private func lagWarnings(folders: [DeviceID: FolderSurvey.Seen], devices: [DeviceStatus], now: Date,
                              staleAfter: TimeInterval) -> [SyncWarning] {
-        let ownFolder = writer.folder.path
         var warnings: [SyncWarning] = []
         for device in devices where device.state == .active {
-            guard let id = DeviceID(hex: device.id), let progress = progresses[id] else { continue }
+            guard let id = DeviceID(hex: device.id), let progress = folders[id]?.progress else { continue }
             let label = "\(device.name) (\(device.id))"
             let read = progress.read[deviceID] ?? ReadProgress.nothing
             let unread = (merged.folders[deviceID] ?? [:]).values.map(\.stamp).filter { $0.device == deviceID && $0.time > read }

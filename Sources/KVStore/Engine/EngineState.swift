@@ -156,7 +156,12 @@ struct EngineState {
             names[device] = name
             return name
         }
-        return adoptions.values.lazy.compactMap { $0[device]?.name }.first ?? device.hex
+        return Self.adoptedName(of: device, in: adoptions) ?? device.hex
+    }
+
+    /// The name an adoption of `device` gives it, if any.
+    static func adoptedName(of device: DeviceID, in adoptions: [DeviceID: [DeviceID: Adoption]]) -> String? {
+        adoptions.values.lazy.compactMap { $0[device]?.name }.first
     }
 
     // MARK: Closing

@@ -35,7 +35,8 @@ struct SyncDirectory: Sendable {
         try root.folder(create: create)
     }
 
-    private func devicesFolder(create: Bool = false) throws(KVStoreError) -> Folder? {
+    /// The folder `devices`, or nil when it does not exist (and not `create`).
+    func devicesFolder(create: Bool = false) throws(KVStoreError) -> Folder? {
         try rootFolder(create: create)?.folder("devices", create: create)
     }
 
@@ -96,18 +97,31 @@ struct SyncDirectory: Sendable {
     /// A device's human name, from `devices/<id>/device.json`; nil when it
     /// has none, or one that may not be shown (``DeviceName``).
     func name(of device: DeviceID) -> String? {
-        guard let text = readSmallFile("device.json", in: try? folder(of: device).open()) else { return nil }
+        name(in: try? folder(of: device).open())
+    }
+
+    /// The name a device folder's `device.json` gives.
+    func name(in folder: Folder?) -> String? {
+        guard let text = readSmallFile(Self.nameFile, in: folder) else { return nil }
         return DeviceName.shown(JSONDocument.decoded(DeviceFile.self, from: text.utf8)?.name)
     }
 
+    /// The file in which a device names itself.
+    static let nameFile = "device.json"
+
     /// Writes this device's name into its folder.
     func setName(_ name: String, of device: DeviceID) throws(KVStoreError) {
-        try folder(of: device).open(create: true)?.writeAtomically("device.json", JSONDocument.sorted(DeviceFile(name: name)))
+        try folder(of: device).open(create: true)?.writeAtomically(Self.nameFile, JSONDocument.sorted(DeviceFile(name: name)))
     }
 
     /// What a device last published about its reading, or nil (none yet, or unreadable).
     func progress(of device: DeviceID) -> ReadProgress? {
-        readSmallFile(ReadProgress.fileName, in: try? folder(of: device).open()).flatMap(ReadProgress.init(json:))
+        progress(in: try? folder(of: device).open())
+    }
+
+    /// The progress a device folder's `progress.json` publishes.
+    func progress(in folder: Folder?) -> ReadProgress? {
+        readSmallFile(ReadProgress.fileName, in: folder).flatMap(ReadProgress.init(json:))
     }
 
     /// Publishes this device's reading progress in its folder.

@@ -20,6 +20,11 @@ public final class SyncWatcher: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Whether the watcher's thread is done with the store.
     private let finished = Atomic(false)
+    /// The devices folder's status when its folders were last watched, if
+    /// it had settled then (``FolderSurvey/settling``): a folder added or
+    /// made again changes it, and only then are they all watched again
+    /// (thousands of calls for thousands of folders).
+    private let watchedDevices = Mutex<FolderSurvey.FileStamp?>(nil)
 
     /// Starts watching `store`'s sync directory.
     ///
@@ -78,6 +83,11 @@ public final class SyncWatcher: Sendable {
         let changes = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
         _ = inotify_add_watch(inotify, root, changes)  // the user's path: a link to the folder is theirs
         // Below it, as the store reads: `devices` and the device folders it lists, never a link.
+        let status = ((try? store.sync.devicesFolder()) ?? nil)?.status.map(FolderSurvey.FileStamp.init)
+        guard status == nil || watchedDevices.withLock({ watched in
+            defer { watched = status.flatMap { FolderSurvey.now() - $0.changed > FolderSurvey.settling ? $0 : nil } }
+            return watched != status
+        }) else { return }
         let folders = store.sync.devices().filter { $0 != store.deviceID }.map { devices + "/" + $0.hex }
         for path in [devices] + folders {
             _ = inotify_add_watch(inotify, path, changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
@@ -96,7 +106,7 @@ public final class SyncWatcher: Sendable {
                 while read(inotify, &buffer, buffer.count) > 0 {}  // drain: one refresh covers every event
                 watchFolders()
             }
-            store.refresh()
+            store.refresh(onlyChangedFolders: inotify >= 0)  // the folders' status is current where inotify works
         }
     }
 }

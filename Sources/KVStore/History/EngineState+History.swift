@@ -91,10 +91,15 @@ extension EngineState {
         history.versions(of: key, hidden: isHidden).first { $0.stamp == stamp }.map { (sync.folder(of: $0.folder), $0.location) }
     }
 
-    /// Sets the store's retention: stamped now, in this device's folder.
+    /// Sets the store's retention: stamped now, in this device's folder,
+    /// after the setting in force (the clock moves past its stamp), so that
+    /// it wins over every setting this device has seen, even one made in
+    /// the same millisecond.
     mutating func setRetention(_ retention: HistoryRetention) throws(KVStoreError) {
         guard !isClosed else { throw .io(path: sync.path, reason: "the store is closed") }
         guard !context.isReadOnly else { throw .readOnly(path: sync.folder(of: deviceID).path) }
+        retentionRead = nil
+        if let current = retentionSetting() { clock.observe(current.stamp.time) }
         let setting = RetentionSetting(retention: try retention.validated(), stamp: Stamp(time: try clock.now(), device: deviceID))
         try sync.publish(setting, of: deviceID)
         retentionRead = nil

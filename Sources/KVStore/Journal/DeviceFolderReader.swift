@@ -68,6 +68,9 @@ final class DeviceFolderReader {
     /// Whether it read on into such a segment: a compaction of this device's
     /// own was left unfinished (its snapshot could not be written).
     private(set) var foundUnfinishedCompaction = false
+    /// The folder as a survey saw it just before the last read
+    /// (``FolderSurvey``): while it still looks so, a read finds nothing new.
+    var readAt: FolderSurvey.Fingerprint?
 
     /// - Parameter ownFolder: whether this is the folder of the device
     ///   reading it, read once as its store opens. A later segment with no
