@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// How get/set/rm/ls/status reach a store: through the daemon that holds its
-/// state directory (a state directory belongs to one process at a time), or
-/// by opening the store here.
+/// state directory (one mount per state directory), or by opening the store
+/// here, as one more process of the machine's device.
 enum StoreAccess {
     /// How long a busy state directory with no daemon to ask is waited for:
     /// a daemon that was just unmounted (`umount m && kvfs get k`) closes its

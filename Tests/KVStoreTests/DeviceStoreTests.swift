@@ -20,14 +20,51 @@ struct DeviceStoreTests {
         #expect(again.usage == QuotaUsage(keys: 2, bytes: 2 + 5))
     }
 
-    @Test func oneProcessPerStateDirectory() throws {
+    @Test("a state directory is one device however many stores open it; it has one mount at a time")
+    func oneDevicePerStateDirectory() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }
         let store = try openStore(root, device: "a")
-        #expect(throws: KVStoreError.self) { _ = try openStore(root, device: "a") }
-        do { _ = try openStore(root, device: "a") } catch { #expect("\(error)".contains("in use")) }
-        store.close()
+        let again = try openStore(root, device: "a")
+        #expect(again.deviceID == store.deviceID)
+        try store.set(.integer(1), forKey: "k")
+        again.refresh()
+        #expect(again.value(forKey: "k") == .integer(1))
+        let mount = try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-a"), owner: "mount /m", warn: { _ in })
+        #expect(mount.deviceID == store.deviceID)
+        do {
+            _ = try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-a"), owner: "mount /m2", warn: { _ in })
+            Issue.record("a second mount of one state directory was let in")
+        } catch {
+            #expect("\(error)".contains("in use by pid \(getpid()) mount /m"), "\(error)")
+        }
+        for opened in [mount, again, store] { opened.close() }
         try openStore(root, device: "a").close()
+    }
+
+    @Test("a compaction by another process of the device is followed: not taken for a vanished folder, nor compacted again")
+    func anotherProcesssCompactionIsFollowed() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let warnings = Warnings()
+        let open = { (warn: @escaping @Sendable (String) -> Void) in
+            try DeviceStore(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-a"), deviceName: "a", warn: warn)
+        }
+        let first = try open(warnings.add)
+        let second = try open { _ in }
+        try first.set(.integer(1), forKey: "k")
+        second.refresh()
+        second.compact()
+        first.refresh()
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+        let folder = root.sub("sync/devices/\(first.deviceID.hex)").path
+        let files = { try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("journal-") || $0.hasPrefix("snapshot-") }.sorted() }
+        #expect(try files() == [DeviceFolder.segmentName(2), DeviceFolder.snapshotName(2)])
+        try first.set(.integer(2), forKey: "k")
+        second.refresh()
+        #expect(second.value(forKey: "k") == .integer(2))
+        #expect(try files() == [DeviceFolder.segmentName(2), DeviceFolder.snapshotName(2)], "the first appended to the second's new segment")
+        for store in [first, second] { store.close() }
     }
 
     @Test func typedWritesAndRefusalsChangeNothing() throws {

@@ -38,7 +38,7 @@ struct JSONFileTests {
         let root = TemporaryFolder("kvfs-json")
         defer { root.cleanup() }
         let folder = try #require(try Folder.open(root.path))
-        let claim = WriterClaim(statePath: "/state/a", stateInode: 42)
+        let claim = WriterClaim(statePath: "/state/a", stateInode: 42, nonce: WriterClaim.newNonce())
         try claim.claim(in: folder)
         let mine = claim.mine
         #expect(try folder.read(WriterClaim.fileName) == Array("""

@@ -104,6 +104,8 @@ struct Faults {
     var sync: Errno?
     /// Every truncate fails with this, so the writer cannot take back a torn append.
     var truncate: Errno?
+    /// Runs before each fsync: what another process does meanwhile.
+    var beforeSync: (@Sendable () -> Void)?
 }
 
 /// Journal segments on the real disk, whose calls fail as ``Faults`` say.
@@ -157,6 +159,7 @@ private final class FaultyFile: JournalFile {
     }
 
     func sync() throws(SystemCallError) {
+        disk.current.beforeSync?()
         if let errno = disk.current.sync { throw SystemCallError("fsync", errno: errno) }
         try file.sync()
         disk.synced()

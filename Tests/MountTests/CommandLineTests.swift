@@ -114,7 +114,7 @@ struct CommandLineTests {
     func workingFolders() throws {
         try withSandbox { sandbox in
             // Started from a folder of a disk the user may want to unmount next.
-            let cwd = try sandbox.ok("mkdir $T/usb && cd $T/usb && kvfs mount $M $S && readlink /proc/$(cut -d' ' -f2 $STATE/lock)/cwd && kvfs unmount $M")
+            let cwd = try sandbox.ok("mkdir $T/usb && cd $T/usb && kvfs mount $M $S && readlink /proc/$(cut -d' ' -f2 $STATE/mount.lock)/cwd && kvfs unmount $M")
             #expect(cwd == "/\n")
             // nobody types `kvfs unmount` in /root (0700, root's).
             let result = try sandbox.run(asNobody(fuseMode: "666", """

@@ -29,7 +29,7 @@ struct StoreSafetyTests {
         }
     }
 
-    @Test("under umask 022 everything kvfs stores is 0700 (folders) and 0600 (files): journals, snapshots, device.json, progress.json, store-id, state, daemon.log, change log, lock; a folder the user made keeps its mode")
+    @Test("under umask 022 everything kvfs stores is 0700 (folders) and 0600 (files): journals, snapshots, device.json, progress.json, store-id, state, daemon.log, change log, locks; a folder the user made keeps its mode")
     func storedFilesArePrivate() throws {
         try withSandbox { sandbox in
             let output = try sandbox.ok(#"""
@@ -43,7 +43,7 @@ struct StoreSafetyTests {
 
                 """#)
             #expect(output == """
-                changes.log daemon.log device-id last-stamp lock seen.log store-id 
+                changes.log compaction.lock daemon.log device-id journal.lock last-stamp lock mount.lock primary.lock seen.log session store-id 
                 device.json journal-0000000000000001.log progress.json writer.json 
                 4
                 750

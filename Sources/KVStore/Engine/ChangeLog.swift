@@ -12,8 +12,10 @@ final class ChangeLog: Sendable {
     let path: String
     let capacity: Int
     private let isWritable: Bool
-    /// The next line's sequence number; held while a line is appended, so that lines go one at a time.
-    private let nextSequence: Mutex<Int>
+    /// The next line's sequence number; held while a line is appended, so
+    /// that lines go one at a time. Nil while another process of the device
+    /// writes the log (``setWriting(_:)``).
+    private let nextSequence: Mutex<Int?>
 
     init(path: String, capacity: Int = 1 << 20, isWritable: Bool = true) {
         self.path = path
@@ -22,12 +24,22 @@ final class ChangeLog: Sendable {
         nextSequence = Mutex(Self.lastSequence(path) + 1)
     }
 
+    /// Whether this process writes the log: one process of a device does,
+    /// its primary. Taking it up, it reads where the log's numbering got to;
+    /// letting go, it returns once its last line is written.
+    func setWriting(_ writing: Bool) {
+        nextSequence.withLock { nextSequence in
+            if !writing { nextSequence = nil } else if nextSequence == nil { nextSequence = Self.lastSequence(path) + 1 }
+        }
+    }
+
     /// Appends a line for `change`.
     func append(_ change: StoreChange) {
         guard isWritable else { return }
         nextSequence.withLock { nextSequence in
-            let line = Self.line(change, sequence: nextSequence)
-            nextSequence += 1
+            guard let sequence = nextSequence else { return }
+            let line = Self.line(change, sequence: sequence)
+            nextSequence = sequence + 1
             guard let file = try? Files.openForAppending(path) else { return }
             _ = try? file.writeAll(Array(line.utf8))
             let size = (try? file.seek(offset: 0, from: .end)) ?? 0

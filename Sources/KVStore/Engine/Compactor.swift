@@ -18,10 +18,12 @@ import Synchronization
 ///    at close, until it is. This device's writes meanwhile go to the new
 ///    segment, which other devices follow only once its snapshot is there.
 ///
-/// Its phase is held from the first step to the last, so that one
-/// compaction runs at a time and whoever needs the old segment durable
-/// waits for it (``waitUntilIdle()``); writes never wait for it. It is taken
-/// before the store's lock, never while that is held: ``EngineState`` cannot reach it.
+/// Its phase, and the device's compaction lock (``StateDirectory``: the
+/// device's processes compact one at a time), are held from the first step
+/// to the last, so that one compaction runs at a time and whoever needs the
+/// old segment durable waits for it (``waitUntilIdle()``); writes never wait
+/// for it. They are taken before the store's lock, never while that is
+/// held: ``EngineState`` cannot reach them.
 final class Compactor: Sendable {
     /// Where compaction stands between two compactions.
     private enum Phase {
@@ -59,27 +61,33 @@ final class Compactor: Sendable {
     }
 
     private let phase = Mutex(Phase.idle)
+    /// Held for a whole compaction, so that the device's processes compact
+    /// one at a time (nil for a store opened read-only). Taken with the phase
+    /// held, which orders this process's threads (a flock does not).
+    private let lock: FileLock?
     private let warn: @Sendable (String) -> Void
 
-    init(warn: @escaping @Sendable (String) -> Void) {
+    init(lock: FileLock?, warn: @escaping @Sendable (String) -> Void) {
+        self.lock = lock
         self.warn = warn
     }
 
     /// Compacts now, after the compaction being written, if any (in place of
-    /// an unfinished one). `adding` runs under the store's lock as the
-    /// compaction starts: what its snapshot holds besides this device's
-    /// records, or nil for no compaction.
+    /// an unfinished one), by this process or another of the device's.
+    /// `adding` runs under the store's lock as the compaction starts: what
+    /// its snapshot holds besides this device's records, or nil for no compaction.
     @discardableResult
     func compact(_ engine: borrowing Mutex<EngineState>,
                  adding additions: (inout EngineState) -> Additions? = { _ in Additions() }) -> Outcome {
-        phase.withLock { phase in run(engine, &phase, additions) }
+        phase.withLock { phase in holdingLock(waiting: true) { run(engine, &phase, additions) } ?? .failed }
     }
 
     /// Compacts if the journal has grown enough since its snapshot, unless a
-    /// compaction is being written: after a write, on the writing thread.
+    /// compaction is being written (by this process or another of the
+    /// device's): after a write, on the writing thread.
     func compactIfDue(_ engine: borrowing Mutex<EngineState>) {
         phase.withLockIfAvailable { phase in
-            _ = run(engine, &phase) { $0.writer.shouldCompact ? Additions() : nil }
+            _ = holdingLock(waiting: false) { run(engine, &phase) { $0.writer.shouldCompact ? Additions() : nil } }
         }
     }
 
@@ -89,7 +97,7 @@ final class Compactor: Sendable {
     func retryUnfinished(_ engine: borrowing Mutex<EngineState>) {
         phase.withLockIfAvailable { phase in
             guard case .unfinished = phase else { return }
-            _ = run(engine, &phase) { _ in Additions() }
+            _ = holdingLock(waiting: false) { run(engine, &phase) { _ in Additions() } }
         }
     }
 
@@ -98,8 +106,26 @@ final class Compactor: Sendable {
     func finish(_ engine: borrowing Mutex<EngineState>) {
         phase.withLock { phase in
             guard case .unfinished = phase else { return }
-            _ = run(engine, &phase) { _ in Additions() }
+            _ = holdingLock(waiting: true) { run(engine, &phase) { _ in Additions() } }
         }
+    }
+
+    /// Runs `body` while no compaction runs, in this process or another of the device's.
+    func whileIdle(_ body: () -> Void) {
+        phase.withLock { _ in _ = holdingLock(waiting: true, body) }
+    }
+
+    /// Runs `body` holding the device's compaction lock, `waiting` for
+    /// another process's compaction or not; nil when it was not taken.
+    private func holdingLock<T>(waiting: Bool, _ body: () -> T) -> T? {
+        guard let lock else { return body() }
+        if waiting {
+            guard (try? lock.lock()) != nil else { return nil }
+        } else {
+            guard lock.tryLock() else { return nil }
+        }
+        defer { lock.unlock() }
+        return body()
     }
 
     /// Returns once no compaction is being written: the segment it retired
@@ -187,7 +213,17 @@ final class Compactor: Sendable {
                      _ additions: (inout EngineState) -> Additions?) -> Outcome {
         let unfinished: JournalWriter.Compaction? = if case let .unfinished(compaction) = phase { compaction } else { nil }
         let beginning = engine.withLock { state -> Beginning in
-            guard !state.isClosed, var extra = additions(&state) else { return .notNeeded }
+            guard !state.isClosed, !state.writer.isDisplaced else { return .notNeeded }
+            // Under the journal's lock, once what the device's other processes appended is read: the
+            // snapshot holds every record of the device, and the new segment comes after all of them.
+            do throws(KVStoreError) {
+                try state.startAppending()
+            } catch {
+                warn("compaction failed, the journal keeps growing: \(error)")
+                return .failed
+            }
+            defer { state.finishAppending() }
+            guard var extra = additions(&state) else { return .notNeeded }
             if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
             return begin(&state, adding: extra, replacing: unfinished)
         }
@@ -201,6 +237,12 @@ final class Compactor: Sendable {
             phase = .idle
             return .written(stamp: stamp, generation: generation)
         } catch {
+            if engine.withLock({ $0.writer.isDisplaced }) {
+                // A copy of this state directory took the folder: its files are not this process's to replace.
+                warn("compacting the journal stopped: \(error)")
+                phase = .idle
+                return .failed
+            }
             if case .idle = phase {
                 warn("compacting the journal could not write its snapshot (\(error)); this device's writes since reach other devices once it can, and kvfs tries again every second")
             }

@@ -10,7 +10,10 @@ extension DeviceStore {
         let rewritten: [JournalRecord]?
         do {
             rewritten = try engine.withLock { state throws(KVStoreError) -> [JournalRecord]? in
-                state.ownAhead.isDue ? try state.rewriteOwnRecordsAhead() : nil
+                guard state.ownAhead.isDue else { return nil }
+                try state.startAppending()
+                defer { state.finishAppending() }
+                return try state.rewriteOwnRecordsAhead()
             }
         } catch {
             context.warn("cannot rewrite this device's records stamped too far ahead of its clock (\(error)); it tries again at its next start")
@@ -20,6 +23,7 @@ extension DeviceStore {
         compactor.compact(engine)
         for record in rewritten { notifier.appended(record) }
         if !rewritten.isEmpty { notifier.committed() }
+        reportOtherProcessesWrites()
         announceVisibleChanges()
         let warning = engine.withLock { state in state.ownAhead.warning(device: state.deviceID, folder: state.writer.folder.path) }
         if let warning { context.warn("\(warning.message); \(warning.fix)") }

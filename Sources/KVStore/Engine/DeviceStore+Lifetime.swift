@@ -27,13 +27,14 @@ extension DeviceStore {
     /// that changed (see ``TombstoneCollection``) or a `heartbeat` is due,
     /// and whether it is `closing` (``ProgressPublisher``).
     func publishProgress(closing: Bool = false, heartbeat: Bool = false) {
+        guard state.isPrimary else { return }  // one process of the device says how far it has read
         progress.publish(heartbeat: heartbeat) { engine.withLock { $0.readProgress(closing: closing) } }
     }
 
     /// Notes this device's latest own stamp in its state directory, if it moved:
     /// its clock starts past it even should its folder be gone.
     private func noteOwnStamp() {
-        guard !isReadOnly else { return }
+        guard !isReadOnly && state.isPrimary else { return }
         progress.noteOwnStamp(engine.withLock { $0.ownLatest }) { stamp in state.lastOwnStamp = stamp }
     }
 
@@ -50,7 +51,9 @@ extension DeviceStore {
         state.recordClosing()
     }
 
-    /// Makes everything durable, remembers what this device has seen, and releases the state directory.
+    /// Makes everything durable and releases the state directory; the
+    /// device's last process to close also publishes that the device stopped,
+    /// and remembers what it showed.
     public func close() {
         announceClosing()
         compactor.finish(engine)
@@ -58,9 +61,11 @@ extension DeviceStore {
         guard let closing = engine.withLock({ $0.close() }) else { return }
         compactor.waitUntilIdle()  // one a write started before the store closed
         _ = try? closing.syncPoint?.perform()
-        publishProgress(closing: true)
-        noteOwnStamp()
-        state.saveSeen(visible: closing.visible, setAside: closing.setAside)
+        if engine.withLock({ _ in state.isLastToClose() }) {
+            publishProgress(closing: true)
+            noteOwnStamp()
+            state.saveSeen(visible: closing.visible, setAside: closing.setAside)
+        }
         state.unlock()
     }
 
@@ -84,7 +89,7 @@ extension DeviceStore {
         guard isOpen else { return }
         if let point, (try? point.perform()) != nil { engine.withLock { $0.writer.didSync(point) } }
         logHealth()
-        progress.publishIfDue { engine.withLock { $0.readProgress() } }
+        if settlePrimary() { progress.publishIfDue { engine.withLock { $0.readProgress() } } }
         noteOwnStamp()
     }
 }

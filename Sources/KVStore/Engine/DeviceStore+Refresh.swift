@@ -2,10 +2,11 @@ import Foundation
 
 /// Reading what other devices wrote.
 extension DeviceStore {
-    /// Reads what other devices wrote since the last call, merges it, and
-    /// reports it (change log and observers): ServerChange for the keys whose
-    /// value changed, QuotaViolationChange for keys the quota rule newly sets
-    /// aside, AccountChange when the sync directory now holds another store.
+    /// Reads what other devices, and this device's other processes, wrote
+    /// since the last call, merges it, and reports it (change log and
+    /// observers): ServerChange for the keys whose value changed,
+    /// QuotaViolationChange for keys the quota rule newly sets aside,
+    /// AccountChange when the sync directory now holds another store.
     /// Returns the first change, if any.
     @discardableResult
     public func refresh() -> StoreChange? {
@@ -35,7 +36,9 @@ extension DeviceStore {
         }
         if ownFolderGone { writeOwnFolderAgain() }
         let setAsideBefore = engine.withLock { $0.merged.setAside }
-        let read = readOtherDevices(onlyChangedFolders: onlyChangedFolders)
+        let own = engine.withLock { $0.readOwnFolder() }  // what the device's other processes wrote
+        var read = readOtherDevices(onlyChangedFolders: onlyChangedFolders)
+        read.changed.formUnion(own)
         var keys = read.changed
         if !read.vanished.isEmpty { keys.formUnion(adoptVanished(read.vanished)) }
         let newlySetAside = engine.withLock { state in

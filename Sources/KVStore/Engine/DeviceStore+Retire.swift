@@ -121,8 +121,15 @@ extension DeviceStore {
         }
     }
 
-    /// Publishes what this device's folder adopted, as it stands now.
+    /// Publishes what this device's folder adopted, as it stands now, with
+    /// what the device's other processes published: while no compaction
+    /// runs, so that they publish one at a time (they adopt through one).
     func publishOwnAdoptions() {
-        progress.publishAdoptions { engine.withLock { [deviceID] state in state.adoptions[deviceID] } }
+        compactor.whileIdle {
+            progress.publishAdoptions { [sync, deviceID] in
+                let published = sync.adoptions(of: deviceID)
+                return engine.withLock { state in state.adoptions[deviceID] }.map { $0.merging(published) { $0.merged(with: $1) } }
+            }
+        }
     }
 }

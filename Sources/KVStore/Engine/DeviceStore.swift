@@ -84,20 +84,24 @@ public final class DeviceStore: Sendable {
         return URL(fileURLWithPath: home).appendingPathComponent(fallback)
     }
 
-    /// Opens (creating if needed) the store in `syncDirectory` as this device.
+    /// Opens (creating if needed) the store in `syncDirectory` as this device:
+    /// the state directory's, which every process that opens the store with
+    /// it shares (``StateDirectory``).
     ///
     /// - Parameters:
     ///   - stateDirectory: this device's folder; by default one under `$XDG_STATE_HOME/kvfs/`.
     ///   - deviceName: how other devices name this one; by default the name it
     ///     has, or the host name for a new device. Only a name given here renames a device.
-    ///   - owner: what the lock file tells other processes about this one (e.g. the mount point).
+    ///   - owner: what this process is, for other processes: `mount <mount point>`
+    ///     for a mount, one per state directory, whose lock file says so.
     ///   - readOnly: open only to read (`kvfs get`, `ls`, `status`): nothing is
     ///     created or written, so a read-only sync directory serves; writes
-    ///     throw. A reader takes no lock, but throws as a writer would while a
-    ///     process holds the state directory.
+    ///     throw. A reader takes no lock, but throws as a second mount would
+    ///     while a mount holds the state directory (the command line then goes through it).
     ///   - clock: the clock that stamps writes (tests give a skewed one).
     ///   - warn: where warnings about foreign or corrupt files go (standard error by default).
-    /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when another process has the state directory.
+    /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when a mount holds the
+    ///   state directory and this is a mount too, or a reader.
     public convenience init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil,
                             owner: String = "", readOnly: Bool = false, clock: HybridLogicalClock = HybridLogicalClock(),
                             warn: @escaping @Sendable (String) -> Void = DeviceStore.printWarning) throws(KVStoreError) {
@@ -112,29 +116,39 @@ public final class DeviceStore: Sendable {
         self.syncDirectory = syncDirectory.standardizedFileURL
         self.stateDirectory = (stateDirectory ?? Self.defaultStateDirectory(for: syncDirectory)).standardizedFileURL
         let state = try StateDirectory(path: self.stateDirectory.path, readOnly: readOnly)
-        if readOnly { try state.checkNotHeld() } else { try state.lock(owner: owner) }
+        let session = readOnly ? nil : try state.join(owner: owner)
+        if readOnly { try state.checkNotMounted() }
         let sync = SyncDirectory(path: self.syncDirectory.path, isWritable: !readOnly)
-        let claim = WriterClaim(statePath: state.path, stateInode: state.inode)
-        let deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
-        let storeID = try sync.createStoreIfNeeded(for: deviceID)
-        context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),
-                               sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)
-        // The own folder is read before the writer opens it: the reader finds where its whole records end.
-        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
-        let own = ownReader.readNew()
-        let unfinishedCompaction = ownReader.foundUnfinishedCompaction && !readOnly
-        let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
-            : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim, files: journalFiles)
+        // Who this device is, and what its folder holds, are settled under the journal's lock: another
+        // process opening the store at once must find the same id (a copy's new one included), and the
+        // writer may cut a torn tail only while nobody appends.
+        let open = { () throws(KVStoreError) -> Opening in
+            let claim = WriterClaim(statePath: state.path, stateInode: state.inode, nonce: session ?? "")
+            let deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
+            let storeID = try sync.createStoreIfNeeded(for: deviceID)
+            let context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),
+                                       sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)
+            // The own folder is read before the writer opens it: the reader finds where its whole records end.
+            let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
+            let own = ownReader.readAll()
+            let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
+                : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim, files: journalFiles)
+            return Opening(context: context, storeID: storeID, ownReader: ownReader, own: own, writer: writer)
+        }
+        let opening = if let lock = state.journalLock { try lock.exclusively(open) } else { try open() }
+        context = opening.context
+        let unfinishedCompaction = opening.ownReader.foundUnfinishedCompaction && !readOnly
         let lastOwnStamp = state.lastOwnStamp
-        engine = Mutex(EngineState(context: context, writer: writer, ownReader: ownReader, own: own,
-                                   storeID: storeID, lastOwnStamp: lastOwnStamp))
+        engine = Mutex(EngineState(context: context, writer: opening.writer, journalLock: state.journalLock,
+                                   ownReader: opening.ownReader, own: opening.own, storeID: opening.storeID, lastOwnStamp: lastOwnStamp))
         notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         self.state = state
-        compactor = Compactor(warn: warn)
-        progress = ProgressPublisher(sync: sync, device: deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
+        compactor = Compactor(lock: state.compactionLock, warn: warn)
+        progress = ProgressPublisher(sync: sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
         survey = FolderSurvey(sync: sync)
         ticker = Ticker()
+        notifier.changeLog.setWriting(state.isPrimary)
         // Its snapshot is written now, so that other devices follow this folder again.
         if unfinishedCompaction { compactor.compact(engine) }
         guard !readOnly else { return }
@@ -142,6 +156,15 @@ public final class DeviceStore: Sendable {
         announceInitialSync()
         publishProgress()
         startTicking()
+    }
+
+    /// What opening the store settles under the journal's lock.
+    private struct Opening {
+        var context: StoreContext
+        var storeID: String
+        var ownReader: DeviceFolderReader
+        var own: DeviceFolderReader.Batch
+        var writer: JournalWriter
     }
 
     deinit { close() }
@@ -270,12 +293,17 @@ public final class DeviceStore: Sendable {
     func write(keys: [StoreKey], _ decide: ([KeyEntry?], MergedState) throws(KVStoreError) -> [JournalRecord.Operation])
     throws(KVStoreError) {
         var refusedKey = keys.first ?? ""  // the key a quota refusal names
-        defer { announceVisibleChanges() }
+        defer {
+            reportOtherProcessesWrites()
+            announceVisibleChanges()
+        }
         do throws(KVStoreError) {
             for key in keys { try QuotaUsage.checkKey(key) }
             compactor.retryUnfinished(engine)
             func attempt() throws(KVStoreError) -> EngineState.WriteOutcome? {
                 try engine.withLock { state throws(KVStoreError) in
+                    try state.startAppending()
+                    defer { state.finishAppending() }
                     let current = try state.entriesToReplace(keys)
                     let operations = try decide(current, state.merged)
                     guard !operations.isEmpty else { return nil }

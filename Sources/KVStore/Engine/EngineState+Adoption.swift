@@ -93,7 +93,12 @@ extension EngineState {
         // folders that adopted something are kept: `isRetired` and the status look through every entry
         // for each device, which with an entry per folder cost n² (minutes, with the store's lock held,
         // for a sync directory holding 20,000 empty device folders).
-        if adoptions[deviceID] == nil { adoptions[deviceID] = sync.adoptions(of: deviceID) }  // then kept here
+        // This device's own are kept here; its other processes may have adopted more (`kvfs retire`).
+        // Those count once this process has read the snapshot that holds the copies.
+        let ownSnapshot = readers[deviceID]?.snapshotGeneration ?? 0
+        for (device, entry) in sync.adoptions(of: deviceID) where entry.generation <= ownSnapshot {
+            adoptions[deviceID, default: [:]][device] = adoptions[deviceID]?[device].map { $0.merged(with: entry) } ?? entry
+        }
         var upTo: [DeviceID: HLCTimestamp] = [:]
         for (folder, entries) in adoptions {
             let generationRead = folder == deviceID ? UInt64.max : readers[folder]?.snapshotGeneration ?? 0

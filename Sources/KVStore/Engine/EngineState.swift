@@ -18,6 +18,12 @@ struct EngineState {
     var merged = MergedState()
     /// Appends this device's records to its folder.
     var writer: JournalWriter
+    /// Held while this device's journal grows, by whichever of its processes
+    /// appends (``startAppending()``); nil when the store was opened read-only.
+    let journalLock: FileLock?
+    /// What the device's other processes wrote that this one read while
+    /// appending, for the store to report once it lets go of the lock.
+    var fromOtherProcesses = OtherProcessesWrites()
     /// A reader per device folder that is read, this device's own included.
     var readers: [DeviceID: DeviceFolderReader] = [:]
     /// Other devices' records stamped too far ahead of this device's clock, for later.
@@ -53,10 +59,11 @@ struct EngineState {
     /// `ownReader` read it (`own`), then every other device's.
     ///
     /// - Parameter lastOwnStamp: the latest own stamp the state directory noted.
-    init(context: StoreContext, writer: JournalWriter, ownReader: DeviceFolderReader, own: DeviceFolderReader.Batch,
-         storeID: String, lastOwnStamp: HLCTimestamp?) {
+    init(context: StoreContext, writer: JournalWriter, journalLock: FileLock?, ownReader: DeviceFolderReader,
+         own: DeviceFolderReader.Batch, storeID: String, lastOwnStamp: HLCTimestamp?) {
         self.context = context
         self.writer = writer
+        self.journalLock = journalLock
         self.storeID = storeID
         readers[context.deviceID] = ownReader
         _ = merge(own, from: deviceID)
@@ -112,15 +119,22 @@ struct EngineState {
     /// Stamps `operations` and appends them to this device's journal in one
     /// write(2): the one place where the journal grows, but for a
     /// compaction's new segment. Reached from ``write(_:refusing:)``, and
-    /// from ``rewriteOwnRecordsAhead()``, which appends again records acknowledged before.
+    /// from ``rewriteOwnRecordsAhead()``, which appends again records
+    /// acknowledged before; both within ``startAppending()``: the clock has
+    /// passed every record of the device's other processes.
     mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         var records: [JournalRecord] = []
         for operation in operations {
             records.append(JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
                                          rank: rankKept(by: operation)))
         }
-        history.add(zip(records, try writer.append(records)), in: deviceID)
+        let locations = try writer.append(records)
+        history.add(zip(records, locations), in: deviceID)
+        let bytes = locations.reduce(0) { $0 + $1.length }
         ownLatest = records.last?.stamp.time ?? ownLatest
+        if let reader = readers[deviceID], let latest = ownLatest, reader.segmentGeneration == writer.generation {
+            reader.advance(pastOwnAppend: bytes, latest: latest)
+        }
         return records
     }
 

@@ -20,6 +20,9 @@ public final class SyncWatcher: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Whether the watcher's thread is done with the store.
     private let finished = Atomic(false)
+    /// The watch on this device's own folder: its events, which the device's
+    /// other processes' writes cause, need only that folder read.
+    private let ownWatch = Atomic<Int32>(-1)
     /// The devices folder's status when its folders were last watched, if
     /// it had settled then (``FolderSurvey/settling``): a folder added or
     /// made again changes it, and only then are they all watched again
@@ -69,13 +72,13 @@ public final class SyncWatcher: Sendable {
         while !finished.load(ordering: .acquiring) { usleep(1000) }
     }
 
-    /// Watches the sync directory, its devices folder and every other device's
-    /// folder. Called after every wake-up, so that a folder that appeared (a
-    /// new device) or was made again is watched before the refresh reads it;
-    /// adding a watch that exists is a no-op. This device's own folder is left
-    /// out: its writes need no refresh. The folders are the ones the store
-    /// reads, below the sync directory it holds (``HeldFolder``), even once
-    /// its path names another.
+    /// Watches the sync directory, its devices folder and every device's
+    /// folder, this device's own included (its other processes write there).
+    /// Called after every wake-up, so that a folder that appeared (a new
+    /// device) or was made again is watched before the refresh reads it;
+    /// adding a watch that exists is a no-op. The folders are the ones the
+    /// store reads, below the sync directory it holds (``HeldFolder``), even
+    /// once its path names another.
     private func watchFolders() {
         guard inotify >= 0 else { return }
         let root = store.sync.root.stablePath
@@ -92,6 +95,30 @@ public final class SyncWatcher: Sendable {
         for path in [devices] + folders {
             _ = inotify_add_watch(inotify, path, changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
         }
+        let own = inotify_add_watch(inotify, devices + "/" + store.deviceID.hex, changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
+        ownWatch.store(own, ordering: .relaxed)
+    }
+
+    /// Reads the events queued, and says whether every one is of this
+    /// device's own folder (an overflow of the queue is not).
+    private func drainEvents(into buffer: inout [UInt8]) -> (any: Bool, ownOnly: Bool) {
+        let own = ownWatch.load(ordering: .relaxed)
+        var result = (any: false, ownOnly: true)
+        while true {
+            let count = read(inotify, &buffer, buffer.count)
+            guard count > 0 else { return result }
+            result.any = true
+            var offset = 0
+            // Each event: wd (Int32), mask, cookie, len (UInt32 each), then `len` bytes of name.
+            while offset + 16 <= count {
+                let (watch, nameLength) = buffer.withUnsafeBytes { bytes in
+                    (bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                     Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+                }
+                if watch != own || own < 0 { result.ownOnly = false }
+                offset += 16 + nameLength
+            }
+        }
     }
 
     private func run() {
@@ -99,14 +126,21 @@ public final class SyncWatcher: Sendable {
         var descriptors = [pollfd(fd: stopPipe?.readEnd.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
         if inotify >= 0 { descriptors.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var lastRefresh = Date()
         while true {
             _ = poll(&descriptors, nfds_t(descriptors.count), Int32(pollInterval * 1000))
             if stopping.load(ordering: .acquiring) { return }
             if inotify >= 0 {
-                while read(inotify, &buffer, buffer.count) > 0 {}  // drain: one refresh covers every event
+                let events = drainEvents(into: &buffer)  // one refresh covers every event
                 watchFolders()
+                // Polling goes on meanwhile: the own folder's events may come faster than the interval.
+                if events.any && events.ownOnly && Date().timeIntervalSince(lastRefresh) < pollInterval {
+                    store.refreshOwnFolder()
+                    continue
+                }
             }
             store.refresh(onlyChangedFolders: inotify >= 0)  // the folders' status is current where inotify works
+            lastRefresh = Date()
         }
     }
 }

@@ -68,6 +68,8 @@ final class DeviceFolderReader {
     /// Whether it read on into such a segment: a compaction of this device's
     /// own was left unfinished (its snapshot could not be written).
     private(set) var foundUnfinishedCompaction = false
+    /// Whether the last read stopped at ``readLimit``, with more to read.
+    private var stoppedAtReadLimit = false
     /// The folder as a survey saw it just before the last read
     /// (``FolderSurvey``): while it still looks so, a read finds nothing new.
     var readAt: FolderSurvey.Fingerprint?
@@ -100,6 +102,7 @@ final class DeviceFolderReader {
         let listing = folder.listing()
         var batch = Batch()
         problems = []
+        stoppedAtReadLimit = false
         readNewestSnapshot(listing.snapshots, into: &batch)
         var wentBack = false
         while !readSegment(into: &batch) {  // gone, or not a file it can read
@@ -113,7 +116,7 @@ final class DeviceFolderReader {
                 break
             }
         }
-        while readsOnIntoLaterSegments, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
+        while readsOnIntoLaterSegments && !stoppedAtReadLimit, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
             position = Position(generation: next, offset: 0, tailOffset: 0, inOrder: position.inOrder)
             foundUnfinishedCompaction = true
             guard readSegment(into: &batch) else { break }
@@ -127,6 +130,36 @@ final class DeviceFolderReader {
         for record in batch.records { newest = max(newest ?? record.stamp.time, record.stamp.time) }
         if let latest = batch.latest { newest = max(newest ?? latest, latest) }
         return batch
+    }
+
+    /// Everything that appeared since the last call, however much: reads
+    /// until none stops at ``readLimit`` (the folder's own writer must know
+    /// where the last whole record ends before it appends).
+    func readAll() -> Batch {
+        var batch = readNew()
+        while stoppedAtReadLimit {
+            let more = readNew()
+            if more.replacesAll {
+                batch = more
+            } else {
+                batch.records += more.records
+                batch.latest = [batch.latest, more.latest].compactMap { $0 }.max()
+            }
+        }
+        return batch
+    }
+
+    /// Moves past the `bytes` this process has just appended to the segment
+    /// it follows, records stamped up to `latest` that it merged already: no
+    /// read of its own writes. (Unless a region before them is unsettled:
+    /// then the next read starts there again, and merging them twice changes nothing.)
+    func advance(pastOwnAppend bytes: Int, latest: HLCTimestamp) {
+        let settled = position.offset == position.tailOffset
+        position.tailOffset += bytes
+        newest = max(newest ?? latest, latest)
+        guard settled else { return }
+        position.offset = position.tailOffset
+        if position.inOrder { contiguous = max(contiguous ?? latest, latest) }
     }
 
     /// Takes the newest whole snapshot newer than the one read, if any.
@@ -151,6 +184,7 @@ final class DeviceFolderReader {
         let path = folder.segmentPath(segmentGeneration)
         let offset = position.offset
         guard let bytes = read(path, from: offset) else { return false }
+        if bytes.count == Self.readLimit { stoppedAtReadLimit = true }
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
         for range in scan.skipped {
             reportAndWarn(.corrupt, file: path, message: "\(path): skipped \(range.count) corrupt bytes at offset \(offset + range.lowerBound)",

@@ -27,6 +27,9 @@ final class JournalWriter {
     /// Records appended, and how many of them an fsync has made durable.
     private var appended: UInt64 = 0
     private var synced: UInt64 = 0
+    /// The segment this process left for another process's new one, with
+    /// how many records it had appended by then, until they are durable.
+    private var retired: (segment: (any JournalFile)?, appended: UInt64)?
     /// Whether some appended record is not durable yet.
     var needsSync: Bool { appended > synced }
 
@@ -81,7 +84,7 @@ final class JournalWriter {
     /// of them in the common case (a batch, as `kvfs import` writes, is one step).
     /// A write that fails part way (a full disk) is cut off again, so the
     /// journal never keeps part of a batch or half a record for later appends
-    /// to follow. Returns where each record went.
+    /// to follow. Returns where each record went (its frame's length is its size).
     @discardableResult
     func append(_ records: [JournalRecord]) throws(KVStoreError) -> [RecordLocation] {
         let handle = try writableHandle()
@@ -105,6 +108,47 @@ final class JournalWriter {
         return locations
     }
 
+    // MARK: Other processes of this device
+
+    /// Whether the folder holds nothing that `reader` (this folder's own
+    /// reader) has not read: no other process of this device appended or
+    /// compacted since. Two `fstatat`s, so that a process appending alone
+    /// does not read its folder again before each append. A compaction makes
+    /// the next segment first, and removes this one only after; so while this
+    /// one is there, with the length read, and the next is not, nothing is new.
+    func holdsNothingNew(past reader: DeviceFolderReader) -> Bool {
+        guard let handle, reader.segmentGeneration == generation,
+              let current = handle.entry(DeviceFolder.segmentName(generation)), Int(current.size) == reader.tailOffset else { return false }
+        return handle.lacks(DeviceFolder.segmentName(generation + 1))
+    }
+
+    /// Appends from where `reader`, this folder's own reader, has read to
+    /// (under the journal's lock, once it has read what the device's other
+    /// processes wrote): in the segment it follows, if another process
+    /// compacted, and after its last whole record, cutting off a torn tail (a
+    /// process killed in the middle of an append) before it is appended to.
+    func follow(_ reader: DeviceFolderReader) throws(KVStoreError) {
+        let handle = try writableHandle()
+        guard reader.segmentGeneration >= generation else {
+            throw .io(path: folder.segmentPath(generation), reason: "cannot read this device's journal to its end before appending to it")
+        }
+        if reader.segmentGeneration != generation {
+            let next = try files.openForAppending(DeviceFolder.segmentName(reader.segmentGeneration), in: handle)
+            // This process's appends to the segment it leaves are made durable with the next sync point's.
+            if needsSync { retired = (segment, appended) }
+            segment = next
+            generation = reader.segmentGeneration
+            snapshotBytes = reader.snapshotGeneration.flatMap { handle.entry(DeviceFolder.snapshotName($0)) }.map { Int($0.size) } ?? 0
+        }
+        guard let segment else { throw .readOnly(path: folder.path) }
+        do throws(SystemCallError) {
+            if try segment.size() > reader.tailOffset { try segment.truncate(to: reader.tailOffset) }
+        } catch {
+            throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot cut torn tail")
+        }
+        segmentBytes = reader.tailOffset
+    }
+
     /// Makes every appended record durable, here and now.
     func sync() throws(KVStoreError) {
         guard let point = try syncPoint() else { return }
@@ -116,15 +160,15 @@ final class JournalWriter {
     /// without it: the disk may take tens of milliseconds, and reads and
     /// writes must not wait for it.
     struct SyncPoint: Sendable {
-        /// The segment, held open: a compaction may move the writer to the next one meanwhile.
-        fileprivate let segment: any JournalFile
+        /// The segments, held open: a compaction may move the writer to the next one meanwhile.
+        fileprivate let segments: [any JournalFile]
         fileprivate let path: String
         fileprivate let appended: UInt64
 
-        /// fsync(2).
+        /// fsync(2), of each segment.
         func perform() throws(KVStoreError) {
             do throws(SystemCallError) {
-                try segment.sync()
+                for segment in segments { try segment.sync() }
             } catch {
                 throw KVStoreError(error, path: path, doing: "cannot fsync journal")
             }
@@ -134,24 +178,28 @@ final class JournalWriter {
     /// The fsync that makes every record appended so far durable, or nil when they are.
     func syncPoint() throws(KVStoreError) -> SyncPoint? {
         guard needsSync, let segment else { return nil }
-        return SyncPoint(segment: segment, path: folder.segmentPath(generation), appended: appended)
+        return SyncPoint(segments: [retired?.segment, segment].compactMap { $0 }, path: folder.segmentPath(generation), appended: appended)
     }
 
     /// Records that a sync point's fsync succeeded.
     func didSync(_ point: SyncPoint) {
         synced = max(synced, point.appended)
+        if let retired, synced >= retired.appended { self.retired = nil }
     }
 
     /// Whether the segment has grown enough, next to the snapshot, to be worth compacting.
     var shouldCompact: Bool { segmentBytes > max(compactionFloor, 2 * snapshotBytes) }
 
     /// Whether the segment being appended to is still in the folder (someone
-    /// may have deleted the folder, or a synchronizer propagated a deletion).
-    /// A writer that refuses writes has nothing to put back.
+    /// may have deleted the folder, or a synchronizer propagated a deletion),
+    /// or a later one: another process of this device compacted, and this
+    /// one follows it at its next append (``follow(_:)``). A writer that
+    /// refuses writes has nothing to put back.
     var isInPlace: Bool {
         guard handle != nil else { return true }
-        let current = (try? folder.open()) ?? nil
-        return current?.entry(DeviceFolder.segmentName(generation))?.type == .regular
+        guard let current = (try? folder.open()) ?? nil else { return false }
+        if current.entry(DeviceFolder.segmentName(generation))?.type == .regular { return true }
+        return folder.listing().segments.contains { $0 > generation }
     }
 
     /// Whether another process has claimed this device's folder, so this one writes no more.
@@ -177,7 +225,7 @@ final class JournalWriter {
         try claim?.confirm(in: handle)
         let next = generation + 1
         let file = try files.openForAppending(DeviceFolder.segmentName(next), in: handle)
-        let compaction = Compaction(folder: folder, handle: handle, generation: next,
+        let compaction = Compaction(folder: folder, handle: handle, claim: claim, generation: next,
                                     contents: Compaction.Contents(records: current, copied: copied, stamp: stamp),
                                     retired: segment, retiredPath: folder.segmentPath(generation))
         segment = file
@@ -186,6 +234,7 @@ final class JournalWriter {
         segmentBytes = 0
         snapshotBytes = compaction.contents.estimatedSize
         synced = appended  // what the old segment holds, the compaction makes durable
+        retired = nil
         return compaction
     }
 
@@ -196,8 +245,9 @@ final class JournalWriter {
     func resnapshot(_ current: [JournalRecord], copying copied: [StoredRecord] = [], stamp: Stamp,
                     replacing unfinished: Compaction) throws(KVStoreError) -> Compaction {
         let handle = try writableHandle()
+        try claim?.confirm(in: handle)
         let (retired, retiredPath) = unfinished.handOverRetired()
-        return Compaction(folder: folder, handle: handle, generation: generation,
+        return Compaction(folder: folder, handle: handle, claim: claim, generation: generation,
                           contents: Compaction.Contents(records: current, copied: copied, stamp: stamp),
                           retired: retired, retiredPath: retiredPath)
     }
@@ -211,6 +261,9 @@ final class JournalWriter {
         // @unchecked: immutable but for `retired`; the folder and the retired segment are used by `finish` alone.
         private let folder: DeviceFolder
         private let handle: Folder
+        /// Checked before the snapshot is written and before old files go: a
+        /// copy of this state directory may have taken the folder meanwhile.
+        private let claim: WriterClaim?
         /// The snapshot's generation.
         let generation: UInt64
         fileprivate let contents: Contents
@@ -251,10 +304,11 @@ final class JournalWriter {
             }
         }
 
-        fileprivate init(folder: DeviceFolder, handle: Folder, generation: UInt64, contents: Contents,
+        fileprivate init(folder: DeviceFolder, handle: Folder, claim: WriterClaim?, generation: UInt64, contents: Contents,
                          retired: (any JournalFile)?, retiredPath: String) {
             self.folder = folder
             self.handle = handle
+            self.claim = claim
             self.generation = generation
             self.contents = contents
             self.retired = retired
@@ -278,9 +332,11 @@ final class JournalWriter {
                 }
                 self.retired = nil
             }
+            try claim?.confirm(in: handle)
             let snapshot = contents.bytes(generation: generation)
             try handle.writeAtomically(DeviceFolder.snapshotName(generation), snapshot.bytes)
             handle.sync()
+            try claim?.confirm(in: handle)
             let listing = folder.listing()
             for old in listing.snapshots where old < generation { handle.remove(DeviceFolder.snapshotName(old)) }
             for old in listing.segments where old < generation { handle.remove(DeviceFolder.segmentName(old)) }

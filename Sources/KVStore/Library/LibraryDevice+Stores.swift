@@ -13,35 +13,20 @@ extension LibraryDevice {
     }
 
     /// The device of this process over the store `identifier` of the sync
-    /// root, opened if none is: with the state directory
-    /// `$XDG_STATE_HOME/kvfs/swift-PROGRAM@ID` (`swift-PROGRAM` for the
-    /// store `default`, as before stores had names), or `swift-PROGRAM-N@ID`
-    /// for the Nth instance of the program running at once (up to 8).
+    /// root, opened if none is. It is the machine's device of that store:
+    /// the state directory a mount of it uses (`$XDG_STATE_HOME/kvfs/default`
+    /// for the store `default`, `$XDG_STATE_HOME/kvfs/ID-<hash>` for another),
+    /// shared with the mount and every other program of the store on this
+    /// machine (``StateDirectory``). The state directories earlier versions
+    /// gave each program (`swift-PROGRAM`, `swift-PROGRAM-2@ID`…) are left
+    /// alone: their devices' values stay in the store, and `kvfs retire`
+    /// removes their folders.
     static func shared(for identifier: StoreIdentifier) throws(KVStoreError) -> LibraryDevice {
         try open.withLock { (devices: inout [StoreIdentifier: WeakDevice]) throws(KVStoreError) -> LibraryDevice in
             if let device = devices[identifier]?.device { return device }
-            let device = try opening(identifier)
+            let device = try LibraryDevice(syncDirectory: StoreRoot.default.folder(of: identifier), stateDirectory: nil, deviceName: nil)
             devices[identifier] = WeakDevice(device: device)
             return device
         }
-    }
-
-    private static func opening(_ identifier: StoreIdentifier) throws(KVStoreError) -> LibraryDevice {
-        let program = ProcessInfo.processInfo.processName
-        let syncDirectory = StoreRoot.default.folder(of: identifier)
-        let stateFolder = DeviceStore.defaultStateDirectory(for: DeviceStore.defaultSyncDirectory).deletingLastPathComponent()
-        var failure = KVStoreError.io(path: stateFolder.path, reason: "no state directory was free")
-        for instance in 1...8 {
-            let name = instance == 1 ? "swift-\(program)" : "swift-\(program)-\(instance)"
-            let state = identifier == .default ? name : name + "@" + identifier.rawValue
-            do throws(KVStoreError) {
-                return try LibraryDevice(syncDirectory: syncDirectory, stateDirectory: stateFolder.appendingPathComponent(state),
-                                         deviceName: String("\(ProcessInfo.processInfo.hostName) (\(name))".prefix(DeviceName.maximumLength)))
-            } catch {
-                failure = error
-                guard case .stateDirectoryBusy = error else { break }
-            }
-        }
-        throw failure
     }
 }

@@ -4,12 +4,15 @@ import Synchronization
 /// NSUbiquitousKeyValueStore for Linux: the store a kvfs mount shows, kept in a
 /// sync directory that other mounts, machines and programs share.
 ///
-/// Each object opened with ``init(syncDirectory:stateDirectory:deviceName:)``
-/// is one device of the store, with its own state directory (which one process
-/// holds at a time); ``default`` and ``init()`` share one device. Other
-/// devices' writes arrive by themselves (inotify, or polling every second) and
-/// post ``didChangeExternallyNotification`` and the ``changes`` sequence,
-/// asynchronously; this device's own writes do not, as with Apple's store. A
+/// A device is a machine, as an Apple device is: every program (and the
+/// mount) of one store on this machine is one device, with one state
+/// directory, and each sees the others' writes at once, as another device's
+/// (ServerChange), the way Apple's processes share a store. Within one
+/// program, ``default``, ``init()`` and ``init(storeIdentifier:)`` of the same
+/// store are one object's device. Other devices' writes arrive by themselves
+/// (inotify, or polling every second) and post
+/// ``didChangeExternallyNotification`` and the ``changes`` sequence,
+/// asynchronously; this program's own writes do not, as with Apple's store. A
 /// write refused for quota posts QuotaViolationChange synchronously, before the
 /// setter returns (as ``InMemoryKeyValueStore`` does).
 ///
@@ -31,11 +34,13 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     /// - Parameters:
     ///   - syncDirectory: the folder the devices share (directly, or through a file synchronizer).
     ///   - stateDirectory: this device's private folder; by default the one
-    ///     `kvfs mount --sync-dir syncDirectory` uses.
-    ///   - deviceName: how other devices name this one; by default the host name.
-    /// - Throws: ``KVStoreError/stateDirectoryBusy(path:holder:)`` when another
-    ///   process (a mount, another program) holds the state directory: pass
-    ///   another `stateDirectory` to open the same store as a device of its own.
+    ///     `kvfs mount --sync-dir syncDirectory` uses, so that this program
+    ///     and the mount are one device. Every process that opens the store
+    ///     with one state directory is that device; another state directory
+    ///     is another device.
+    ///   - deviceName: how other devices name this one; by default the name it
+    ///     has, or the host name for a new device.
+    /// - Throws: ``KVStoreError`` when the store cannot be opened.
     public convenience init(syncDirectory: URL, stateDirectory: URL? = nil, deviceName: String? = nil) throws(KVStoreError) {
         self.init(device: try LibraryDevice(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: deviceName))
     }
@@ -84,13 +89,13 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
     /// (`$XDG_DATA_HOME/kvfs/`; `kvfs mount --store ID` serves the same
     /// store), opened on first use. ``init()`` gives other objects over the same device.
     ///
-    /// This program is a device of its own, with the state directory
-    /// `$XDG_STATE_HOME/kvfs/swift-PROGRAM@ID` (`swift-PROGRAM` for the store
-    /// `default`), so it runs beside a mount of the same store; a second
-    /// instance running at the same time takes `swift-PROGRAM-2@ID`, and so
-    /// on. Like Apple's `default` it cannot fail: if the store cannot be
-    /// opened (the folder is not writable, eight instances run) the program
-    /// stops with the reason; use ``init(storeIdentifier:)`` or
+    /// This program is the machine's device of that store, with the state
+    /// directory a mount of it uses (`$XDG_STATE_HOME/kvfs/default` for the
+    /// store `default`): it, the mount and every other program of the store on
+    /// this machine are one device, and see each other's writes at once. Like
+    /// Apple's `default` it cannot fail: if the store cannot be opened (the
+    /// folder is not writable) the program stops with the reason; use
+    /// ``init(storeIdentifier:)`` or
     /// ``init(syncDirectory:stateDirectory:deviceName:)`` to handle that instead.
     public static let `default` = UbiquitousKeyValueStore(device: defaultDevice)
 

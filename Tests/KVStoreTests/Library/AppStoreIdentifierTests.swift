@@ -44,9 +44,12 @@ extension LibraryTests {
                     let root = home.appendingPathComponent("data/kvfs").path
                     #expect(StoreRoot.default.stores().map(\.rawValue) == ["com.example.a", "com.example.b"])
                     #expect(FileManager.default.fileExists(atPath: root + "/com.example.a/store-id"))
+                    // Each store's device is the machine's: the state directory a mount of that store uses.
                     let states = try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("state/kvfs").path)
-                    let program = ProcessInfo.processInfo.processName
-                    #expect(Set(states) == ["swift-\(program)@com.example.a", "swift-\(program)@com.example.b"])
+                    let mounts = try ["com.example.a", "com.example.b"].map { name in
+                        DeviceStore.defaultStateDirectory(for: StoreRoot.default.folder(of: try StoreIdentifier(name))).lastPathComponent
+                    }
+                    #expect(Set(states) == Set(mounts) && states.allSatisfy { $0.hasPrefix("com.example.") }, "\(states)")
                     #expect(throws: InvalidStoreIdentifier.self) { try UbiquitousKeyValueStore(storeIdentifier: "a/b") }
                 }
             }

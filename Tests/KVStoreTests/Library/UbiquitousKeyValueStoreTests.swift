@@ -34,18 +34,18 @@ extension LibraryTests {
             }
         }
 
-        @Test("a state directory held by another store throws stateDirectoryBusy naming it")
-        func busyStateDirectory() async throws {
+        @Test("two stores opened with one state directory are one device: each gets the other's writes at once, as ServerChange")
+        func oneStateDirectoryIsOneDevice() async throws {
             try await withStore(.syncDirectory) { fixture, _ in
                 let first = try fixture.openDevice("twice")
-                let error = #expect(throws: KVStoreError.self) { try fixture.openDevice("twice") }
-                guard case let .stateDirectoryBusy(path, holder)? = error else {
-                    Issue.record("expected stateDirectoryBusy, got \(String(describing: error))")
-                    return
-                }
-                #expect(path.hasSuffix("state-twice"))
-                #expect(holder.contains("pid \(getpid())"))
-                withExtendedLifetime(first) {}
+                let second = try fixture.openDevice("twice")
+                let recorder = NotificationRecorder(second)
+                first.set("from the first", forKey: "shared")
+                // No synchronize(): the watcher sees the device's own folder change.
+                #expect(await recorder.waitFor(["shared"], reason: NSUbiquitousKeyValueStoreServerChange))
+                #expect(second.string(forKey: "shared") == "from the first")
+                let devices = try FileManager.default.contentsOfDirectory(atPath: fixture.syncDirectory.path + "/devices")
+                #expect(devices.count == 2, "\(devices)")  // the fixture's own device, and this one
             }
         }
 

@@ -9,6 +9,8 @@
 //   usage               prints the keys and bytes the store uses
 //   watch SECONDS       waits, printing every change notification meanwhile
 //   wait-for KEY SECONDS  waits until a notification names KEY (or says timeout)
+//   burst N PREFIX BYTES  sets PREFIX0…PREFIX49 round and round, N writes in all, the
+//                       Ith the text I padded with BYTES dots; stops the program on a refusal
 // Every didChangeExternallyNotification is printed as it comes:
 //   notified REASON KEY,KEY...
 import Foundation
@@ -51,6 +53,11 @@ while !steps.isEmpty {
     case "wait-for":
         let key = next(), seconds = Double(next()) ?? 10
         if !poll(seconds: seconds, every: 0.05, until: { seen.contains(key) }) { print("timeout waiting for \(key)") }
+    case "burst":
+        let count = Int(next()) ?? 0, prefix = next(), padding = String(repeating: ".", count: Int(next()) ?? 0)
+        for write in stride(from: 1, through: count, by: 1) {
+            try store.setValue(.string("\(write)" + padding), forKey: prefix + String(write % 50))
+        }
     case let step: fatalError("unknown step \(step)")
     }
 }

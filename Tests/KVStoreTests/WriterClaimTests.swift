@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import KVStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 18 item 8: the writer claim is checked wherever this device replaces
+/// or removes files of its folder, and by its nonce, not its inode number
+/// (docs/format.md § Writer claim).
+@Suite("Writer claim")
+struct WriterClaimTests {
+    /// Another state directory's claim on `store`'s folder, as a copy of its state directory (a cloned disk) writes it.
+    private static func foreignClaim(of store: DeviceStore) -> [UInt8] {
+        let holder = WriterClaim.Holder(nonce: "c0ffee", stateInode: 0, statePath: "/clone/state", host: "clone", pid: 4242)
+        return JSONDocument.sorted(holder) + [0x0A]
+    }
+
+    private static func folder(of store: DeviceStore) -> String {
+        store.syncDirectory.path + "/devices/" + store.deviceID.hex
+    }
+
+    @Test("a claim rewritten in place by another state directory (same inode number) stops this device's writes")
+    func aClaimRewrittenInPlaceIsAnothers() throws {
+        let fixture = FaultFixture()
+        defer { fixture.cleanup() }
+        let store = try fixture.open()
+        defer { store.close() }
+        try store.set(.integer(1), forKey: "k")
+        let path = Self.folder(of: store) + "/" + WriterClaim.fileName
+        let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64
+        // Written over where it is: the inode number stays, only the nonce tells.
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        try file.truncate(atOffset: 0)
+        try file.write(contentsOf: Self.foreignClaim(of: store))
+        try file.close()
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64 == inode)
+        let error = #expect(throws: KVStoreError.self) { try store.set(.integer(2), forKey: "k") }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("another process (pid 4242"), "\(String(describing: error))")
+        #expect(store.value(forKey: "k") == .integer(1))
+    }
+
+    @Test("a compaction that finishes after another state directory took the folder writes no snapshot and removes none of its files")
+    func aCompactionFinishingAfterTheFolderWasTakenRemovesNothing() throws {
+        let fixture = FaultFixture()
+        defer { fixture.cleanup() }
+        let store = try fixture.open()
+        defer { store.close() }
+        try store.set(.integer(1), forKey: "k")
+        try store.flush()  // nothing left to fsync but the compaction's retired segment
+        let folder = Self.folder(of: store)
+        let claim = Self.foreignClaim(of: store)
+        // The copy takes the folder while the compaction makes the old segment durable, without the store's lock.
+        fixture.disk.inject { faults in
+            faults.beforeSync = { _ = try? Folder.open(folder)?.writeAtomically(WriterClaim.fileName, claim) }
+        }
+        store.compact()
+        fixture.disk.inject { $0 = Faults() }
+        let names = try Set(FileManager.default.contentsOfDirectory(atPath: folder))
+        #expect(names.contains(DeviceFolder.segmentName(1)), "the old segment was removed: \(names.sorted())")
+        #expect(!names.contains(DeviceFolder.snapshotName(2)), "a snapshot was written: \(names.sorted())")
+        #expect(try Folder.open(folder)?.read(WriterClaim.fileName) == claim)
+        #expect(fixture.warnings.contain("compacting the journal stopped"), "\(fixture.warnings.all)")
+        #expect(throws: KVStoreError.self) { try store.set(.integer(2), forKey: "k") }
+    }
+}
