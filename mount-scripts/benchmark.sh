@@ -10,10 +10,13 @@
 #  5. mount time of a store with a 10^6-record history, and the daemon's RSS with a full store;
 #  6. a sync directory with 20,000 empty device folders: the mount's time, and the
 #     slowest of `cat`s of one key repeated every 10 ms for 12 s after it.
-#  7. `kvfs set k v && kvfs wait k` mount to mount (until the other mount has read the value):
+#  7. the history bounds (mount-scripts/history-bench.sh): RSS with a full quota and a full
+#     8 MiB history, listing a key's 10,000 versions, mounting a store with a full history.
+#  8. `kvfs set k v && kvfs wait k` mount to mount (until the other mount has read the value):
 #     on one shared folder, and through a Syncthing pair with --syncthing, idle and under load.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
+#        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -78,6 +81,11 @@ PY
 if [ "${KVFS_BENCH_ONLY:-}" = folders ]; then  # section 6 alone: it needs kvfs alone
     bin=$(mount-scripts/build.sh | tail -1)
     many_folders
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+if [ "${KVFS_BENCH_ONLY:-}" = history ]; then  # section 7 alone: it needs kvfs alone
+    mount-scripts/history-bench.sh "$(mount-scripts/build.sh | tail -1)"
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
 fi
@@ -259,7 +267,11 @@ echo "kvfs daemon RSS with a full store ($(jq -c '[.keys.used, .bytes.used]' "$w
 "$bin/kvfs" unmount "$work/full"; forget "$work/full"
 many_folders
 
-# ---- 7: kvfs set && kvfs wait, mount to mount ----
+# ---- 7: the history bounds ----
+echo
+mount-scripts/history-bench.sh "$bin"
+
+# ---- 8: kvfs set && kvfs wait, mount to mount ----
 echo
 "$bin/kvfs-bench" wait --writes 50 --load-interval 0.1 --dir "$work"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

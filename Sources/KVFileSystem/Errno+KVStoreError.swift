@@ -9,10 +9,10 @@ extension Errno {
     /// filesystem speaks it.
     public init(_ error: KVStoreError) {
         self = switch error {
-        case .emptyKey, .noSuchKey: .ENOENT
+        case .emptyKey, .noSuchKey, .noSuchVersion: .ENOENT
         case .keyTooLong: .ENAMETOOLONG
         case .tooManyKeys, .valueTooLarge, .storeFull: .EDQUOT
-        case .invalidValue, .invalidDeviceName: .EINVAL
+        case .invalidValue, .invalidDeviceName, .invalidRetention: .EINVAL
         case .keyExists: .EEXIST
         case .stateDirectoryBusy: .EBUSY
         case .io, .clockOutOfRange: .EIO

@@ -6,6 +6,7 @@ extension KeyFileSystem {
         if inode == .root || inode == NodeTable.controlFolder {
             return AttributeReply(folderAttributes(inode), timeout: Self.cacheTimeout)
         }
+        if HistoryNodes.contains(inode) { return try historyAttributes(inode) }
         if let control = ControlFile(inode) {
             // Read-only, and never cached: `tail -f` sees the log grow.
             let file = controlFiles[control]
@@ -36,7 +37,7 @@ extension KeyFileSystem {
     /// `cp -p`, `touch` and `rsync` work.
     public func setattr(_ inode: InodeNumber, changes: AttributeChanges, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply {
         if let size = changes.size {
-            if ControlFile(inode) != nil || inode == .root || inode == NodeTable.controlFolder { throw .EACCES }
+            if ControlFile(inode) != nil || inode == .root || inode == NodeTable.controlFolder || HistoryNodes.contains(inode) { throw .EACCES }
             try truncate(inode, to: Int(size), handle: handle)
         }
         return try getattr(inode, handle: handle, request: request)

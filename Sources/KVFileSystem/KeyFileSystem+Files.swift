@@ -14,6 +14,7 @@ extension KeyFileSystem {
     static let keyFileOptions: OpenOptions = [.directIO]
 
     public func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+        if HistoryNodes.contains(inode) { return try openVersion(inode, flags: flags) }
         if let control = ControlFile(inode) {
             if flags.isWritable { throw .EACCES }
             let handle = tables.withLock { $0.newHandle() }

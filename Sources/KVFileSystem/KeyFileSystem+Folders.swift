@@ -10,6 +10,8 @@ extension KeyFileSystem {
         case NodeTable.controlFolder:
             entries = [DirectoryEntry(name: ".", inode: inode, type: .directory), DirectoryEntry(name: "..", inode: .root, type: .directory)]
                 + [ControlFile.status, .changeLog].map { DirectoryEntry(name: $0.name, inode: $0.inode, type: .regular) }
+                + [DirectoryEntry(name: Self.historyFolderName, inode: HistoryNodes.folder, type: .directory)]
+        case _ where HistoryNodes.contains(inode): entries = try historyEntries(inode)
         default: throw .ENOTDIR
         }
         return tables.withLock { tables in
@@ -48,6 +50,7 @@ extension KeyFileSystem {
 
     /// Drops the listing. Its signature must be FUSEKit's exactly (no `request:`).
     public func releasedir(_ inode: InodeNumber, handle: UInt64) {
-        tables.withLock { _ = $0.directories.removeValue(forKey: handle) }
+        let entries = tables.withLock { $0.directories.removeValue(forKey: handle) }
+        if HistoryNodes.contains(inode), let entries { history.withLock { $0.nodes.forgetUnlooked(entries.map(\.inode)) } }
     }
 }

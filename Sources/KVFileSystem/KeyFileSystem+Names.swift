@@ -17,9 +17,11 @@ extension KeyFileSystem {
             switch name {
             case "status": return entry(try getattr(NodeTable.status, handle: nil, request: request))
             case "changes.log": return entry(try getattr(NodeTable.changeLog, handle: nil, request: request))
+            case Self.historyFolderName: return entry(try historyAttributes(HistoryNodes.folder))
             default: return .negative(timeout: 0)
             }
         }
+        if HistoryNodes.contains(parent) { return try lookupHistory(parent: parent, name: name) }
         guard parent == .root else { throw .ENOTDIR }
         return try tables.withLock { tables throws(Errno) in
             switch try tables.classify(name) {
@@ -49,7 +51,11 @@ extension KeyFileSystem {
     }
 
     public func forget(_ inode: InodeNumber, lookups: UInt64) {
-        tables.withLock { $0.nodes.forget(inode, count: lookups) }
+        if HistoryNodes.contains(inode) {
+            history.withLock { $0.nodes.forget(inode, count: lookups) }
+        } else {
+            tables.withLock { $0.nodes.forget(inode, count: lookups) }
+        }
     }
 
     public func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: Request) throws(Errno) -> CreateReply {

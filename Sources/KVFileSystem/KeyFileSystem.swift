@@ -30,6 +30,8 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     let mountTime = Timestamp.now()
     /// Names, scratch files, open files and listings; never held while calling the kernel.
     let tables: Mutex<FileTables>
+    /// `.kvfs/history/`'s inodes and listings; never held with `tables`.
+    let history: Mutex<HistoryTables>
     /// How flush asks whether a process still holds a file open; nil until ``mounted(at:)``.
     let processFiles = Mutex<ProcessFiles?>(nil)
 
@@ -37,6 +39,7 @@ public final class KeyFileSystem: ConnectionConfiguring, LookupCounting, FileWri
     public init(store: DeviceStore, scratchPatterns: [String], invalidator: Invalidator) {
         self.store = store
         tables = Mutex(FileTables(store: store, scratchPatterns: ScratchPatterns(patterns: scratchPatterns)))
+        history = Mutex(HistoryTables(store: store))
         self.invalidator = invalidator
         controlFiles = ControlFiles(store: store)
         owner = (getuid(), getgid())

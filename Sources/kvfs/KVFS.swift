@@ -20,7 +20,8 @@ struct KVFS: ParsableCommand {
         subcommands: [
             MountCommand.self, UnmountCommand.self, StatusCommand.self,
             GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, ChangesCommand.self,
-            DevicesCommand.self, RetireCommand.self, StoresCommand.self, ExportCommand.self, ImportCommand.self, WaitCommand.self,
+            DevicesCommand.self, RetireCommand.self, StoresCommand.self, ExportCommand.self, ImportCommand.self,
+            HistoryCommand.self, RestoreCommand.self, UndeleteCommand.self, RetentionCommand.self, WaitCommand.self,
         ]
     )
 

@@ -15,6 +15,14 @@ enum StoreRequest: Codable, Sendable {
     case export
     /// A property-list dictionary, checked by ``importable(_:)``.
     case `import`(document: Data)
+    /// A key's versions, as a JSON array of ``HistoryLine``.
+    case history(key: StoreKey)
+    /// Writes a key's version, as `history` names it, as its new version.
+    case restore(key: StoreKey, version: String)
+    /// Writes the newest value a removed key had as its new version.
+    case undelete(key: StoreKey)
+    /// Prints the store's history retention; sets it first when either limit is given.
+    case retention(days: Int?, bytes: Int?)
     /// The active devices that have not read this device's latest writes of
     /// `keys` (of every key when nil), one name a line: what `kvfs wait` waits on.
     case undelivered(keys: [StoreKey]?)
@@ -22,9 +30,9 @@ enum StoreRequest: Codable, Sendable {
     /// The keys a successful request changed, whose cached files a mount must drop.
     var changedKeys: [StoreKey] {
         switch self {
-        case let .set(key, _, _), let .remove(key): [key]
+        case let .set(key, _, _), let .remove(key), let .restore(key, _), let .undelete(key): [key]
         case let .import(document): Self.importedKeys(document)
-        case .get, .list, .status, .retire, .export, .undelivered: []
+        case .get, .list, .status, .retire, .export, .history, .retention, .undelivered: []
         }
     }
 
@@ -32,8 +40,9 @@ enum StoreRequest: Codable, Sendable {
     /// (nothing created or written, so a read-only sync directory serves).
     var onlyReads: Bool {
         switch self {
-        case .get, .list, .status, .export, .undelivered: true
-        case .set, .remove, .retire, .import: false
+        case .get, .list, .status, .export, .history, .undelivered: true
+        case let .retention(days, bytes): days == nil && bytes == nil
+        case .set, .remove, .retire, .import, .restore, .undelete: false
         }
     }
 
@@ -77,6 +86,8 @@ enum StoreRequest: Codable, Sendable {
         case let .undelivered(keys):
             for key in keys ?? [] { try QuotaUsage.checkKey(key) }
             return Data(store.devicesLacking(latestWritesOf: keys).map { $0.name + "\n" }.joined().utf8)
+        case .history, .restore, .undelete, .retention:
+            return try historyOutput(of: store)
         }
     }
 

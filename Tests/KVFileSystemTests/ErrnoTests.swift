@@ -15,6 +15,7 @@ struct ErrnoTests {
         (.keyExists("k"), .EEXIST), (.stateDirectoryBusy(path: "/s", holder: "pid 1"), .EBUSY),
         (.io(path: "/s", reason: "cannot write"), .EIO), (.clockOutOfRange(.latest), .EIO),
         (.diskFull(path: "/s"), .ENOSPC), (.retireRefused(device: "d", reason: "it is this one"), .EPERM),
+        (.noSuchVersion(key: "k", reason: "no such version"), .ENOENT), (.invalidRetention(reason: "negative"), .EINVAL),
     ])
     func errno(of error: KVStoreError, is expected: Errno) {
         #expect(Errno(error) == expected)

@@ -50,6 +50,7 @@ struct QuotaTests {
                 [{"limit":1024,"used":2},{"limit":1048576,"used":12},"desk",1,true,true,true,"number","string",[]]
                 pid is the daemon
                 -r--r--r-- changes.log
+                dr-xr-xr-x history
                 -r--r--r-- status
                 write status: 2
                 rm log: 1

@@ -6,10 +6,12 @@ import Synchronization
 ///
 /// A compaction goes in three steps:
 /// 1. under the store's lock, it takes what the snapshot keeps and moves the
-///    journal to a new segment (``JournalWriter/beginCompaction(_:stamp:)``),
+///    journal to a new segment (``JournalWriter/beginCompaction(_:copying:stamp:)``),
 ///    so that writes go on at once;
-/// 2. without that lock, it makes the old segment durable, writes the
-///    snapshot (fsync'ed) and removes the files the snapshot stands for;
+/// 2. without that lock, it makes the old segment durable, reads the older
+///    versions history keeps from the old files, writes the snapshot
+///    (fsync'ed), tells history where its records now lie, and removes the
+///    files the snapshot stands for;
 /// 3. it is done, or, when the snapshot found no room (a full disk),
 ///    unfinished: done again in place with what the store holds then (its
 ///    removals since make it smaller) before each append, every second and
@@ -28,7 +30,7 @@ final class Compactor: Sendable {
         /// The last compaction is done, or none ran.
         case idle
         /// The last compaction's snapshot could not be written: the next one
-        /// replaces it (``JournalWriter/resnapshot(_:stamp:replacing:)``).
+        /// replaces it (``JournalWriter/resnapshot(_:copying:stamp:replacing:)``).
         case unfinished(JournalWriter.Compaction)
     }
 
@@ -38,6 +40,12 @@ final class Compactor: Sendable {
         var adopted: [JournalRecord] = []
         /// Adopted records stamped too far ahead to merge yet.
         var waiting: [JournalRecord] = []
+        /// Older versions of a retired or vanished device that history keeps, copied from its files.
+        var history: [StoredRecord] = []
+        /// Whether the snapshot keeps the versions history keeps; false when
+        /// a full disk needs their room (for the write that found it full,
+        /// or for a snapshot that found no room, done again).
+        var keepsHistory = true
     }
 
     /// How a compaction ended.
@@ -126,16 +134,62 @@ final class Compactor: Sendable {
         phase.withLock { _ in }
     }
 
-    /// What a snapshot of this device's folder keeps: its records that still
-    /// win their key (the newer record of another device stands for one that
-    /// lost), less the tombstones ``TombstoneCollection`` lets go, with the
-    /// records `extra` adopts; those are what the merge takes for the folder
-    /// (`merged`). The snapshot writes them, and the records of the folder
-    /// held back (stamped too far ahead to merge yet) after them (`written`).
-    static func snapshot(of state: EngineState, adding extra: Additions) -> (merged: [JournalRecord], written: [JournalRecord]) {
+    /// What a snapshot keeps: in memory (`merged`, what the merge takes for
+    /// the folder, and `written`, which adds the records of the folder held
+    /// back for their stamps) and copied from the folders' files (`copied`).
+    struct Snapshot {
+        var merged: [JournalRecord], written: [JournalRecord], copied: [StoredRecord]
+    }
+
+    /// What a snapshot of this device's folder keeps, with the records
+    /// `extra` adopts. Of each key, newest first, its records are kept:
+    /// - the current value (the folder's record that wins the key), always;
+    /// - a winning removal, unless ``TombstoneCollection`` lets it go and
+    ///   the retention no longer keeps it;
+    /// - any other record (beaten by another folder's, or older than the
+    ///   folder's newest) while the retention keeps it (``RetentionRule``);
+    ///
+    /// and once one is left out, every older one of that key goes with it,
+    /// so that an older value never becomes the folder's newest and comes
+    /// back. With history off, that is the folder's winning records less
+    /// the collectable tombstones. A kept record that is the folder's newest
+    /// of its key is in memory; an older one is copied from the files when
+    /// the snapshot is written.
+    static func snapshot(of state: inout EngineState, adding extra: Additions) -> Snapshot {
         let device = state.deviceID
-        let current = state.merged.records(inFolder: device)
-        let tombstones = current.compactMap { record -> (key: StoreKey, readFrom: HLCTimestamp)? in
+        let floor = extra.keepsHistory ? state.retentionFloor() : .none
+        let collectable = collectableTombstones(of: state)
+        let heldBack = Set(state.heldBack.records(of: device).map(\.stamp))  // written after the others
+        let horizon = state.clock.horizon()  // this device's own records past it were rewritten: their old stamps go
+        let newest = state.merged.folders[device] ?? [:]
+        var merged: [JournalRecord] = [], copied: [StoredRecord] = []
+        for (key, versions) in state.history.versions(in: device) {
+            let winner = state.merged.winners[key]?.stamp
+            for version in versions.reversed() where !heldBack.contains(version.stamp) && version.stamp.time <= horizon {
+                let kept = if version.stamp != winner {
+                    floor.keeps(version.stamp)
+                } else {
+                    !version.isRemoval || !collectable.contains(key) || floor.keeps(version.stamp)
+                }
+                guard kept else { break }  // and every older one with it
+                if let latest = newest[key], latest.stamp == version.stamp {
+                    merged.append(MergedState.record(key, latest))
+                } else {
+                    copied.append(StoredRecord(key: key, stamp: version.stamp, folder: state.sync.folder(of: device), location: version.location))
+                }
+            }
+        }
+        merged += extra.adopted
+        return Snapshot(merged: merged, written: merged + state.heldBack.records(of: device) + extra.waiting,
+                        copied: copied + (extra.keepsHistory ? extra.history : []))
+    }
+
+    /// The keys whose winning removal in this device's folder
+    /// ``TombstoneCollection`` lets go: every device has read it, and no
+    /// folder holds an older value of the key.
+    private static func collectableTombstones(of state: EngineState) -> Set<StoreKey> {
+        let device = state.deviceID
+        let tombstones = state.merged.records(inFolder: device).compactMap { record -> (key: StoreKey, readFrom: HLCTimestamp)? in
             guard case let .remove(key) = record.operation else { return nil }
             if record.stamp.device == device { return (key, record.stamp.time) }
             return (state.adoptions[device]?[record.stamp.device]?.at).map { (key, $0) }  // an adopted one
@@ -145,12 +199,7 @@ final class Compactor: Sendable {
             TombstoneCollection.Peer(progress: state.sync.progress(of: peer), readUpTo: state.mergedUpTo(peer),
                                      newest: state.merged.folders[peer] ?? [:])
         }
-        let collectable = TombstoneCollection.collectable(tombstones, of: device, latest: state.ownLatest, peers: peers)
-        let kept = current.filter { record in
-            if case let .remove(key) = record.operation { return !collectable.contains(key) }
-            return true
-        } + extra.adopted
-        return (kept, kept + state.heldBack.records(of: device) + extra.waiting)
+        return TombstoneCollection.collectable(tombstones, of: device, latest: state.ownLatest, peers: peers)
     }
 
     /// How the first step went.
@@ -174,7 +223,8 @@ final class Compactor: Sendable {
                 return .failed
             }
             defer { state.finishAppending() }
-            guard let extra = additions(&state) else { return .notNeeded }
+            guard var extra = additions(&state) else { return .notNeeded }
+            if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
             return begin(&state, adding: extra, replacing: unfinished)
         }
         guard case let .started(compaction, stamp, generation) = beginning else {
@@ -182,7 +232,8 @@ final class Compactor: Sendable {
             return .failed
         }
         do throws(KVStoreError) {
-            try compaction.finish()
+            let located = try compaction.finish()
+            engine.withLock { state in state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located) }
             phase = .idle
             return .written(stamp: stamp, generation: generation)
         } catch {
@@ -205,13 +256,13 @@ final class Compactor: Sendable {
     /// compaction, kept on the one it moved to), and the merge told that the
     /// folder holds what the snapshot keeps.
     private func begin(_ state: inout EngineState, adding extra: Additions, replacing unfinished: JournalWriter.Compaction?) -> Beginning {
-        let snapshot = Self.snapshot(of: state, adding: extra)
+        let snapshot = Self.snapshot(of: &state, adding: extra)
         do throws(KVStoreError) {
             let stamp = Stamp(time: try state.clock.now(), device: state.deviceID)
             let compaction = if let unfinished {
-                try state.writer.resnapshot(snapshot.written, stamp: stamp, replacing: unfinished)
+                try state.writer.resnapshot(snapshot.written, copying: snapshot.copied, stamp: stamp, replacing: unfinished)
             } else {
-                try state.writer.beginCompaction(snapshot.written, stamp: stamp)
+                try state.writer.beginCompaction(snapshot.written, copying: snapshot.copied, stamp: stamp)
             }
             state.ownLatest = stamp.time
             _ = state.noteVisibleChanges(state.merged.replace(recordsIn: state.deviceID, with: snapshot.merged))

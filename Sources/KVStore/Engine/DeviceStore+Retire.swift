@@ -89,7 +89,8 @@ extension DeviceStore {
         let outcome = compactor.compact(engine) { state in
             let planned = state.planAdoption(of: device, retired: retired)
             plan = planned
-            return planned.needsSnapshot ? Compactor.Additions(adopted: planned.copies, waiting: planned.waiting) : nil
+            return planned.needsSnapshot ? Compactor.Additions(adopted: planned.copies + planned.history.records, waiting: planned.waiting,
+                                                               history: planned.history.copied) : nil
         }
         guard let plan else { return nil }  // the store is closed
         guard plan.isNeeded else { return plan.kept }
@@ -103,7 +104,21 @@ extension DeviceStore {
         }
         engine.withLock { $0.recordAdoption(plan, at: at, generation: generation) }
         publishOwnAdoptions()
+        keepRetentionSetting(of: device)
         return plan.kept
+    }
+
+    /// Keeps the retention `device`'s folder set, when it is the store's
+    /// (the newest): copied, with its stamp, into this device's folder, so
+    /// that the store's setting stays when that folder goes.
+    private func keepRetentionSetting(of device: DeviceID) {
+        guard let setting = sync.retentionSetting(of: device),
+              sync.retentionSetting(of: deviceID).map({ setting.stamp > $0.stamp }) ?? true else { return }
+        do throws(KVStoreError) {
+            try sync.publish(setting, of: deviceID)
+        } catch {
+            context.warn("cannot keep the history retention \(device.hex) set: \(error)")
+        }
     }
 
     /// Publishes what this device's folder adopted, as it stands now, with

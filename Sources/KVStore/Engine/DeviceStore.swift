@@ -288,7 +288,8 @@ public final class DeviceStore: Sendable {
     /// first: the room must go to its snapshot, or the old segments it would
     /// remove keep the disk full. A write that finds the disk full compacts
     /// (the room that removals and overwrites left behind is then free: a
-    /// small disk stayed full however many keys were removed) and is tried once more.
+    /// small disk stayed full however many keys were removed), keeping none
+    /// of this device's history, and is tried once more.
     func write(keys: [StoreKey], _ decide: ([KeyEntry?], MergedState) throws(KVStoreError) -> [JournalRecord.Operation])
     throws(KVStoreError) {
         var refusedKey = keys.first ?? ""  // the key a quota refusal names
@@ -313,7 +314,9 @@ public final class DeviceStore: Sendable {
             do throws(KVStoreError) {
                 written = try attempt()
             } catch {
-                guard case .diskFull = error, case .written = compactor.compact(engine) else { throw error }
+                guard case .diskFull = error, case .written = compactor.compact(engine, adding: { _ in Compactor.Additions(keepsHistory: false) })
+                else { throw error }
+                context.warn("the disk under the store is full: this device's folder keeps no history of its keys from now, to make room for the write")
                 written = try attempt()
             }
             guard let outcome = written else { return }

@@ -20,6 +20,7 @@ extension EngineState {
         let before = Set(merged.visible.keys)
         merged = MergedState(owner: deviceID)
         heldBack = HeldBackRecords()
+        history = HistoryIndex()
         ownAhead = OwnRecordsAhead()
         (adoptions, adoptedUpTo) = ([:], [:])
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: context.warn)

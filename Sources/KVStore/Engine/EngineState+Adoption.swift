@@ -15,6 +15,9 @@ extension EngineState {
         let retired: Bool
         /// Its records that still win and no other folder holds.
         let copies: [JournalRecord]
+        /// Its other versions that history keeps and no other folder holds
+        /// (``EngineState/historyToAdopt(of:)``): in memory, and copied from its files.
+        let history: (records: [JournalRecord], copied: [StoredRecord])
         /// Its records stamped too far ahead to merge yet: kept all the same.
         let waiting: [JournalRecord]
         /// How far this device has read its folder without a gap.
@@ -27,15 +30,16 @@ extension EngineState {
             (copies.count { $0.changes[0].value != nil }, copies.count { $0.changes[0].value == nil })
         }
         /// Whether this device's snapshot must hold records of it.
-        var needsSnapshot: Bool { !copies.isEmpty || !waiting.isEmpty }
+        var needsSnapshot: Bool { !copies.isEmpty || !waiting.isEmpty || !history.records.isEmpty || !history.copied.isEmpty }
         /// Whether there is anything to record at all.
         var isNeeded: Bool { retired || needsSnapshot || !inherited.isEmpty }
     }
 
     /// What adopting `device` takes now.
-    func planAdoption(of device: DeviceID, retired: Bool) -> AdoptionPlan {
+    mutating func planAdoption(of device: DeviceID, retired: Bool) -> AdoptionPlan {
         AdoptionPlan(device: device, retired: retired,
                      copies: merged.records(inFolder: device).filter { !merged.holds($0, outside: device) },
+                     history: historyToAdopt(of: device),
                      waiting: heldBack.records(of: device), upTo: readers[device]?.contiguous,
                      inherited: (adoptions[device] ?? [:]).filter { $0.key != deviceID })
     }
@@ -72,6 +76,7 @@ extension EngineState {
     @discardableResult
     mutating func forgetFolder(of device: DeviceID) -> Set<StoreKey> {
         heldBack.forget(device)
+        history.forget(device)
         if let reader = readers.removeValue(forKey: device) { remembered[device] = reader.contiguous ?? ReadProgress.nothing }
         adoptions[device] = nil
         return noteVisibleChanges(merged.replace(recordsIn: device, with: []))

@@ -35,6 +35,7 @@ extension EngineState {
     /// Ends a reading of the folders `present`, which changed `changed`:
     /// applies the adoptions, and finds the folders that vanished.
     mutating func finishReading(present: [DeviceID], changed: Set<StoreKey>) -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
+        retentionRead = nil  // a device may have set another retention since: read again when next asked
         var changed = changed
         changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
         let presentSet = Set(present)  // a lookup per reader: an array's contains made each refresh n²
@@ -47,6 +48,7 @@ extension EngineState {
     /// what that folder holds of its records that another folder adopted;
     /// returns the keys whose visible entry changed.
     mutating func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<StoreKey> {
+        history.take(batch, from: device)
         var records = admit(batch, from: device)
         if let adopted = adoptedUpTo[device] { records.removeAll { $0.stamp.time <= adopted } }
         return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsIn: device, with: records)

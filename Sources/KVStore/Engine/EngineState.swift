@@ -28,6 +28,10 @@ struct EngineState {
     var readers: [DeviceID: DeviceFolderReader] = [:]
     /// Other devices' records stamped too far ahead of this device's clock, for later.
     var heldBack = HeldBackRecords()
+    /// What history knows of the versions the folders hold (values stay in the files).
+    var history = HistoryIndex()
+    /// The store's retention setting as last read from the folders, and when (``retentionSetting()``).
+    var retentionRead: (setting: RetentionSetting?, at: ContinuousClock.Instant)?
     /// This device's own records stamped too far ahead of its clock, to be rewritten.
     var ownAhead = OwnRecordsAhead()
     /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
@@ -128,7 +132,9 @@ struct EngineState {
             for change in record.changes { written[change.key] = record.stamp }
             records.append(record)
         }
-        let bytes = try writer.append(records)
+        let locations = try writer.append(records)
+        history.add(zip(records, locations), in: deviceID)
+        let bytes = locations.reduce(0) { $0 + $1.length }
         ownLatest = records.last?.stamp.time ?? ownLatest
         if let reader = readers[deviceID], let latest = ownLatest, reader.segmentGeneration == writer.generation {
             reader.advance(pastOwnAppend: bytes, latest: latest)

@@ -111,6 +111,9 @@ public final class HybridLogicalClock: Sendable {
         }
     }
 
+    /// The wall clock's reading now, in milliseconds since 1970 (what history's age limit counts from).
+    public func wallTime() -> UInt64 { wallClock() }
+
     /// The latest remote timestamp the clock follows now: ``maximumOffset`` past the wall clock.
     public func horizon() -> HLCTimestamp {
         let milliseconds = wallClock().addingReportingOverflow(Self.maximumOffset)

@@ -114,6 +114,8 @@ struct MergedState {
     private(set) var usage = QuotaUsage()
     /// The owner's values that concurrent writes replaced as their key's winner, since ``takeLostWrites()``.
     private(set) var lostWrites: [LostWrite] = []
+    /// Changes with every merge, so that what is worked out from the winners can be kept until then.
+    private(set) var revision: UInt64 = 0
 
     /// An empty merge, noting the lost writes of `owner` (none when nil).
     init(owner: DeviceID? = nil) {
@@ -122,6 +124,7 @@ struct MergedState {
 
     /// Merges records read from (or appended to) `folder`; returns the keys whose visible value changed.
     mutating func apply(_ records: [JournalRecord], in folder: DeviceID) -> Set<StoreKey> {
+        revision &+= 1
         var touched: Set<StoreKey> = []
         for record in records {
             for (key, version) in keepNewest(record, in: folder) {
@@ -137,6 +140,7 @@ struct MergedState {
     /// Replaces everything read from `folder` by `records` (its new snapshot
     /// and what followed it); returns the keys whose visible value changed.
     mutating func replace(recordsIn folder: DeviceID, with records: [JournalRecord]) -> Set<StoreKey> {
+        revision &+= 1
         var touched = Set((folders.removeValue(forKey: folder) ?? [:]).keys)
         for record in records {
             touched.formUnion(keepNewest(record, in: folder).map(\.key))
@@ -220,7 +224,7 @@ struct MergedState {
     }
 
     /// The record that stores `version` of `key`.
-    private static func record(_ key: StoreKey, _ version: Version) -> JournalRecord {
+    static func record(_ key: StoreKey, _ version: Version) -> JournalRecord {
         let operation: JournalRecord.Operation = version.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
         return JournalRecord(stamp: version.stamp, operation: operation, rank: version.rank == version.stamp ? nil : version.rank,
                              bases: [version.base])

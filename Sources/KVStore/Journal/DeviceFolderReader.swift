@@ -22,6 +22,8 @@ final class DeviceFolderReader {
         var replacesAll = false
         /// The records, in file order.
         var records: [JournalRecord] = []
+        /// Where each of `records` lies in the folder (for history, which reads values back on demand).
+        var locations: [RecordLocation] = []
         /// The latest stamp seen, the snapshot's closing one included: the clock moves past it.
         var latest: HLCTimestamp?
     }
@@ -163,8 +165,8 @@ final class DeviceFolderReader {
     /// Takes the newest whole snapshot newer than the one read, if any.
     private func readNewestSnapshot(_ generations: [UInt64], into batch: inout Batch) {
         for generation in generations.reversed() where generation > (snapshotGeneration ?? 0) {
-            guard let (records, end) = readSnapshot(generation) else { continue }
-            batch = Batch(replacesAll: true, records: records, latest: end)
+            guard let (records, locations, end) = readSnapshot(generation) else { continue }
+            batch = Batch(replacesAll: true, records: records, locations: locations, latest: end)
             snapshotGeneration = generation
             position = Position(generation: generation, offset: 0, tailOffset: 0, inOrder: true)
             left = nil
@@ -199,20 +201,24 @@ final class DeviceFolderReader {
                 read only up to before them
                 """, fix: "wait; if it stays, the copy is damaged: delete the file here and let the synchronizer copy it again")
         }
-        let settled = stampedByDevice(scan.records.prefix(scan.settledCount), in: path)
-        let fresh = settled + stampedByDevice(scan.records.dropFirst(scan.settledCount), in: path)
-        batch.records += fresh
-        for record in fresh { batch.latest = max(batch.latest ?? record.stamp.time, record.stamp.time) }
-        if position.inOrder, let last = settled.last {
-            contiguous = max(contiguous ?? last.stamp.time, last.stamp.time)
+        let fresh = stampedByDevice(scan.records.indices, of: scan, in: path)
+        batch.records += fresh.map { scan.records[$0] }
+        batch.locations += fresh.map { index in
+            let frame = scan.frames[index]
+            return RecordLocation(generation: segmentGeneration, inSnapshot: false, offset: offset + frame.lowerBound, length: frame.count)
+        }
+        for index in fresh { batch.latest = max(batch.latest ?? scan.records[index].stamp.time, scan.records[index].stamp.time) }
+        if position.inOrder, let last = fresh.last(where: { $0 < scan.settledCount }) {
+            contiguous = max(contiguous ?? scan.records[last].stamp.time, scan.records[last].stamp.time)
         }
         position.tailOffset = offset + scan.resumeOffset
         position.offset += scan.settledOffset
         return true
     }
 
-    /// A whole snapshot's records and closing stamp, or nil while it is incomplete or unreadable.
-    private func readSnapshot(_ generation: UInt64) -> ([JournalRecord], HLCTimestamp)? {
+    /// A whole snapshot's records, where they lie, and its closing stamp, or
+    /// nil while it is incomplete or unreadable.
+    private func readSnapshot(_ generation: UInt64) -> ([JournalRecord], [RecordLocation], HLCTimestamp)? {
         let path = folder.snapshotPath(generation)
         guard let bytes = read(path, from: 0) else { return nil }
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
@@ -222,7 +228,10 @@ final class DeviceFolderReader {
                    fix: "wait for the synchronizer to finish copying it; if it stays, the copy is damaged: delete it here and let the synchronizer copy it again")
             return nil
         }
-        return (Array(scan.records.dropLast()), last.stamp.time)
+        let locations = scan.frames.dropLast().map { frame in
+            RecordLocation(generation: generation, inSnapshot: true, offset: frame.lowerBound, length: frame.count)
+        }
+        return (Array(scan.records.dropLast()), locations, last.stamp.time)
     }
 
     /// A file's bytes from `offset`, or nil when it vanished or cannot be read (said once).
@@ -237,10 +246,12 @@ final class DeviceFolderReader {
         }
     }
 
-    /// The records of a segment stamped by this folder's device: one stamped
-    /// by another is not this device's to write, so it is skipped.
-    private func stampedByDevice(_ records: some Collection<JournalRecord>, in path: String) -> [JournalRecord] {
-        records.filter { record in
+    /// The indices of the records of a segment's scan stamped by this
+    /// folder's device: one stamped by another is not this device's to
+    /// write, so it is skipped.
+    private func stampedByDevice(_ indices: Range<Int>, of scan: RecordFrame.Scan, in path: String) -> [Int] {
+        indices.filter { index in
+            let record = scan.records[index]
             if record.stamp.device == device { return true }
             reportAndWarn(.foreignRecords, file: path, message: "\(path): skipped records stamped by another device (\(record.stamp.device.hex))",
                           fix: "a device's folder holds only its own writes: delete the file if it is not the device's")

@@ -83,12 +83,14 @@ final class JournalWriter {
     /// Appends records with one write(2), so readers see all of them or none
     /// of them in the common case (a batch, as `kvfs import` writes, is one step).
     /// A write that fails part way (a full disk) is cut off again, so the
-    /// journal never keeps part of a batch or half a record for later appends to follow.
+    /// journal never keeps part of a batch or half a record for later appends
+    /// to follow. Returns where each record went (its frame's length is its size).
     @discardableResult
-    func append(_ records: [JournalRecord]) throws(KVStoreError) -> Int {
+    func append(_ records: [JournalRecord]) throws(KVStoreError) -> [RecordLocation] {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
-        let frame = records.flatMap(RecordFrame.encode)
+        let frames = records.map(RecordFrame.encode)
+        let frame = Array(frames.joined())
         guard let segment else { throw .readOnly(path: folder.path) }
         do throws(SystemCallError) {
             try segment.append(frame)
@@ -96,9 +98,14 @@ final class JournalWriter {
             try? segment.truncate(to: segmentBytes)
             throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot write")
         }
+        var offset = segmentBytes
+        let locations = frames.map { frame in
+            defer { offset += frame.count }
+            return RecordLocation(generation: generation, inSnapshot: false, offset: offset, length: frame.count)
+        }
         segmentBytes += frame.count
         appended += UInt64(records.count)
-        return frame.count
+        return locations
     }
 
     // MARK: Other processes of this device
@@ -199,8 +206,10 @@ final class JournalWriter {
     var isDisplaced: Bool { claim?.displacement != nil }
 
     /// Starts replacing the journal by a snapshot of `current` (this
-    /// device's records still in force, ending with `stamp`): appends go to a
-    /// new segment from now on, and the returned ``Compaction`` writes the
+    /// device's records still in force, ending with `stamp`) and of the
+    /// records `copied` from the folders' files (history's older versions,
+    /// whose values are not in memory): appends go to a new segment from now
+    /// on, and the returned ``Compaction`` reads the copies, writes the
     /// snapshot and removes what it stands for, without the store's lock.
     ///
     /// The new segment exists before its snapshot, so at every moment the
@@ -209,21 +218,21 @@ final class JournalWriter {
     /// the old files go. Other devices' readers follow the new segment only
     /// then; this device's own reader reads both at a restart (a snapshot
     /// that could not be written, see ``resnapshot(_:stamp:replacing:)``).
-    func beginCompaction(_ current: [JournalRecord], stamp: Stamp) throws(KVStoreError) -> Compaction {
+    func beginCompaction(_ current: [JournalRecord], copying copied: [StoredRecord] = [], stamp: Stamp) throws(KVStoreError) -> Compaction {
         _ = try writableHandle()
         // Opened afresh: the folder may have been removed, and is then made again.
         let handle = try Self.open(folder)
         try claim?.confirm(in: handle)
         let next = generation + 1
-        let bytes = Self.snapshot(current, stamp: stamp)
         let file = try files.openForAppending(DeviceFolder.segmentName(next), in: handle)
-        let compaction = Compaction(folder: folder, handle: handle, claim: claim, generation: next, snapshot: bytes,
+        let compaction = Compaction(folder: folder, handle: handle, claim: claim, generation: next,
+                                    contents: Compaction.Contents(records: current, copied: copied, stamp: stamp),
                                     retired: segment, retiredPath: folder.segmentPath(generation))
         segment = file
         self.handle = handle
         generation = next
         segmentBytes = 0
-        snapshotBytes = bytes.count
+        snapshotBytes = compaction.contents.estimatedSize
         synced = appended  // what the old segment holds, the compaction makes durable
         retired = nil
         return compaction
@@ -233,25 +242,21 @@ final class JournalWriter {
     /// written: a snapshot of `current` (what the folder holds now) for the
     /// segment being appended to, which stays. Records that segment holds
     /// already are then in both, which readers take as one.
-    func resnapshot(_ current: [JournalRecord], stamp: Stamp, replacing unfinished: Compaction) throws(KVStoreError) -> Compaction {
+    func resnapshot(_ current: [JournalRecord], copying copied: [StoredRecord] = [], stamp: Stamp,
+                    replacing unfinished: Compaction) throws(KVStoreError) -> Compaction {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
         let (retired, retiredPath) = unfinished.handOverRetired()
         return Compaction(folder: folder, handle: handle, claim: claim, generation: generation,
-                          snapshot: Self.snapshot(current, stamp: stamp), retired: retired, retiredPath: retiredPath)
-    }
-
-    /// A snapshot's bytes: `current`, then its closing record.
-    private static func snapshot(_ current: [JournalRecord], stamp: Stamp) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for record in current { bytes += RecordFrame.encode(record) }
-        return bytes + RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(current.count))))
+                          contents: Compaction.Contents(records: current, copied: copied, stamp: stamp),
+                          retired: retired, retiredPath: retiredPath)
     }
 
     /// The part of a compaction done without the store's lock: the retired
-    /// segment's last appends made durable, the snapshot written atomically,
-    /// then the older files removed. Run one at a time; one whose snapshot
-    /// could not be written (a full disk) is replaced by a ``resnapshot(_:stamp:replacing:)``.
+    /// segment's last appends made durable, the copied records read, the
+    /// snapshot written atomically, then the older files removed. Run one at
+    /// a time; one whose snapshot could not be written (a full disk) is
+    /// replaced by a ``resnapshot(_:copying:stamp:replacing:)``.
     final class Compaction: @unchecked Sendable {
         // @unchecked: immutable but for `retired`; the folder and the retired segment are used by `finish` alone.
         private let folder: DeviceFolder
@@ -259,19 +264,53 @@ final class JournalWriter {
         /// Checked before the snapshot is written and before old files go: a
         /// copy of this state directory may have taken the folder meanwhile.
         private let claim: WriterClaim?
-        private let generation: UInt64
-        private let snapshot: [UInt8]
+        /// The snapshot's generation.
+        let generation: UInt64
+        fileprivate let contents: Contents
         /// The retired segment, until its appends are durable.
         private var retired: (any JournalFile)?
         private let retiredPath: String
 
-        fileprivate init(folder: DeviceFolder, handle: Folder, claim: WriterClaim?, generation: UInt64, snapshot: [UInt8],
+        /// What a snapshot holds: records in memory, records copied from the
+        /// files when it is written, and its closing stamp.
+        fileprivate struct Contents: Sendable {
+            var records: [JournalRecord]
+            var copied: [StoredRecord]
+            var stamp: Stamp
+
+            /// About the snapshot's size, before the copies are read: what compaction weighs the next segment against.
+            var estimatedSize: Int {
+                records.reduce(0) { $0 + RecordFrame.encode($1).count } + copied.reduce(0) { $0 + $1.location.length }
+            }
+
+            /// Snapshot `generation`'s bytes (its records sorted by stamp and
+            /// key, then its closing record) and where each record lies in
+            /// it. A copy whose file is gone is left out: a version of
+            /// history, never a current value, which is always in memory.
+            func bytes(generation: UInt64) -> (bytes: [UInt8], located: [(JournalRecord, RecordLocation)]) {
+                let all = (records + copied.compactMap { $0.read() }).sorted {
+                    $0.stamp != $1.stamp ? $0.stamp < $1.stamp
+                        : ($0.changes.first?.key ?? "") < ($1.changes.first?.key ?? "")
+                }
+                var bytes: [UInt8] = []
+                var located: [(JournalRecord, RecordLocation)] = []
+                for record in all {
+                    let frame = RecordFrame.encode(record)
+                    located.append((record, RecordLocation(generation: generation, inSnapshot: true, offset: bytes.count, length: frame.count)))
+                    bytes += frame
+                }
+                bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(all.count))))
+                return (bytes, located)
+            }
+        }
+
+        fileprivate init(folder: DeviceFolder, handle: Folder, claim: WriterClaim?, generation: UInt64, contents: Contents,
                          retired: (any JournalFile)?, retiredPath: String) {
             self.folder = folder
             self.handle = handle
             self.claim = claim
             self.generation = generation
-            self.snapshot = snapshot
+            self.contents = contents
             self.retired = retired
             self.retiredPath = retiredPath
         }
@@ -282,7 +321,9 @@ final class JournalWriter {
             return (retired, retiredPath)
         }
 
-        func finish() throws(KVStoreError) {
+        /// Writes the snapshot and removes the files it stands for; returns
+        /// its records and where each lies in it (for history).
+        func finish() throws(KVStoreError) -> [(JournalRecord, RecordLocation)] {
             if let retired {
                 do throws(SystemCallError) {
                     try retired.sync()
@@ -292,12 +333,14 @@ final class JournalWriter {
                 self.retired = nil
             }
             try claim?.confirm(in: handle)
-            try handle.writeAtomically(DeviceFolder.snapshotName(generation), snapshot)
+            let snapshot = contents.bytes(generation: generation)
+            try handle.writeAtomically(DeviceFolder.snapshotName(generation), snapshot.bytes)
             handle.sync()
             try claim?.confirm(in: handle)
             let listing = folder.listing()
             for old in listing.snapshots where old < generation { handle.remove(DeviceFolder.snapshotName(old)) }
             for old in listing.segments where old < generation { handle.remove(DeviceFolder.segmentName(old)) }
+            return snapshot.located
         }
     }
 

@@ -37,6 +37,8 @@ enum RecordFrame {
     struct Scan {
         /// The records read, in order.
         var records: [JournalRecord] = []
+        /// Where each of `records` lies in the bytes scanned, frame header included.
+        var frames: [Range<Int>] = []
         /// Where appending may continue: the end of the last whole frame.
         var resumeOffset: Int
         /// Where the next read should start: before the first corrupt region,
@@ -71,6 +73,7 @@ enum RecordFrame {
                 let next = position + headerSize + length
                 if let record = RecordCodec.decode(payload) {
                     scan.records.append(record)
+                    scan.frames.append(position..<next)
                 } else {
                     scan.skipped.append(position..<next)
                 }

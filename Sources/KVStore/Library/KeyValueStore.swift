@@ -71,6 +71,21 @@ public protocol KeyValueStore: AnyObject, Sendable {
     /// ``didChangeExternallyNotification``.
     var changes: AsyncStream<StoreChange> { get }
 
+    // MARK: History
+
+    /// The versions of `key` within the store's retention, oldest first, each
+    /// with its value (nil for a removal): what `kvfs history KEY` lists. A
+    /// removed key keeps its versions while the retention keeps them.
+    func history(forKey key: String) -> [KeyVersion]
+
+    /// Writes `version` (one of ``history(forKey:)``'s) as `key`'s new
+    /// version, as `kvfs restore` does: its value, or for a removal the key's
+    /// removal, written now, which syncs as any write does.
+    ///
+    /// - Throws: ``KVStoreError/noSuchVersion(key:reason:)`` when the
+    ///   retention no longer keeps it, or a quota refusal as ``setValue(_:forKey:)`` does.
+    func restore(_ version: KeyVersion, forKey key: String) throws(KVStoreError)
+
     // MARK: Delivery (kvfs's own: Apple's store cannot tell)
 
     /// The devices that have read `key`'s current value: this one first, then

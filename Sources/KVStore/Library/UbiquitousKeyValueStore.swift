@@ -139,6 +139,25 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
         try device.store.removeValue(forKey: StoreKey(key))
     }
 
+    /// The versions of `key` within the store's retention, oldest first,
+    /// each with its value, read from the journal that holds it.
+    public func history(forKey key: String) -> [KeyVersion] {
+        device.store.history(forKey: StoreKey(key)).map { version in
+            var read = version
+            read.value = try? device.store.value(of: version)  // nil if it went since it was listed
+            return read
+        }
+    }
+
+    /// Writes `version` as `key`'s new version (see ``KeyValueStore/restore(_:forKey:)``);
+    /// a quota refusal is posted as ``setValue(_:forKey:)`` posts it.
+    public func restore(_ version: KeyVersion, forKey key: String) throws(KVStoreError) {
+        let key = StoreKey(key)
+        try broadcaster.postingQuotaRefusal(of: key, by: self) { () throws(KVStoreError) in
+            try device.store.restore(version, forKey: key)
+        }
+    }
+
     /// Flushes this device's journal to disk and reads other devices' new
     /// writes now (their changes are posted as usual). False if the flush failed.
     @discardableResult

@@ -32,6 +32,10 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case retireRefused(device: String, reason: String)
     /// A device name breaks ``DeviceName``'s rule; `reason` says how.
     case invalidDeviceName(reason: String)
+    /// History holds no such version of the key (`kvfs restore`, `kvfs undelete`); `reason` says what it holds.
+    case noSuchVersion(key: StoreKey, reason: String)
+    /// A retention setting out of range; `reason` says which.
+    case invalidRetention(reason: String)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -72,6 +76,10 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot retire \(device): \(reason)"
         case let .invalidDeviceName(reason):
             reason
+        case let .noSuchVersion(key, reason):
+            "cannot restore '\(key)': \(reason)"
+        case let .invalidRetention(reason):
+            "retention refused: \(reason)"
         }
     }
 }

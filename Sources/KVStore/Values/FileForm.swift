@@ -16,6 +16,17 @@ public enum FileForm {
         }
     }
 
+    /// The length of `value`'s file form: its size for quota and history,
+    /// without making the bytes for a string or data (history sizes every
+    /// version of a journal as it reads it).
+    public static func size(of value: PropertyListValue) -> Int {
+        switch value {
+        case let .string(text): text.isEmpty ? 0 : text.utf8.count + 1
+        case let .data(bytes): bytes.count
+        default: encode(value).count
+        }
+    }
+
     /// Reads the content a writer left in a key's file as a value.
     ///
     /// - Parameters:

@@ -106,6 +106,8 @@ final class SynchronizeCounter: KeyValueStore {
     func setValue(_ value: PropertyListValue, forKey key: String) throws(KVStoreError) { try memory.setValue(value, forKey: key) }
     func removeValue(forKey key: String) throws(KVStoreError) { try memory.removeValue(forKey: key) }
     var changes: AsyncStream<StoreChange> { memory.changes }
+    func history(forKey key: String) -> [KeyVersion] { memory.history(forKey: key) }
+    func restore(_ version: KeyVersion, forKey key: String) throws(KVStoreError) { try memory.restore(version, forKey: key) }
 
     func synchronize() -> Bool {
         calls.withLock { $0 += 1 }

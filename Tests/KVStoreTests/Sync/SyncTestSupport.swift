@@ -18,6 +18,9 @@ final class Warnings: Sendable {
 struct SyncFixture {
     let root = TemporaryFolder("kvfs-sync", inMemory: true)
     let warnings = Warnings()
+    /// The history retention each store opened sets (nil: the store's own);
+    /// `.off` for tests of what compaction drops when no history is kept.
+    var retention: HistoryRetention?
 
     /// A store on `root/<sync>` as device `name` (its state in `root/state-<name>`).
     func open(_ name: String, sync: String = "sync", clock: HybridLogicalClock = HybridLogicalClock(),
@@ -26,6 +29,7 @@ struct SyncFixture {
                                     stateDirectory: URL(fileURLWithPath: root.path + "/state-" + name),
                                     deviceName: name, clock: clock, warn: warnings.add)
         if let compactionFloor { store.engine.withLock { $0.writer.compactionFloor = compactionFloor } }
+        if let retention { try store.setRetention(retention) }
         return store
     }
 
