@@ -31,6 +31,8 @@ struct DeliveryMountTests {
                 getfattr -d --absolute-names $M/k | grep -c user.kvfs
                 """)
             #expect(delivered == "waited\none\ntwo\n--\ntwo\none\n--\n3\n", "listxattr names the three it always did")
+            let history = try sandbox.ok("kvfs history k $S | grep -c ' v1 .*current, read by one, two'; kvfs history k --json $S | jq -c '[.[].deliveredTo]'")
+            #expect(history == "1\n[[\"one\",\"two\"]]\n", "kvfs history shows who has read the current version")
             // A write read at once: kvfs wait returns within a fraction of a second.
             let timed = try sandbox.ok(#"start=$(date +%s%N); kvfs set k v2 $S && kvfs wait k --timeout 10 $S; echo $(( ($(date +%s%N) - start) / 1000000 ))"#)
             #expect((Int(timed.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max) < 5000, "kvfs set && kvfs wait took \(timed) ms")
@@ -72,6 +74,13 @@ struct DeliveryMountTests {
             let serverChange = try sandbox.ok(#"jq -c 'select(.reason == "ServerChange") | .keys' $M/.kvfs/changes.log"#)
             #expect(serverChange.contains("[\"theme\"]"), "\(serverChange)")
             #expect(try sandbox.ok("\(Self.conflicts) $T/m2/.kvfs/changes.log").isEmpty, "the winner lost nothing")
+            // History marks the lost version, and the line's command brings its value back.
+            let options = "--sync-dir $T/sync-a --state-dir $T/state"
+            let marks = try sandbox.ok("kvfs history theme --json \(options) | jq -r '.[] | \"\\(.device) \\(.lost) \\(.current)\"'")
+            #expect(marks == "one true false\ntwo false true\n")
+            let restore = try #require(lines.split(separator: " ", maxSplits: 3).last.map(String.init))
+            try sandbox.ok(restore)
+            #expect(try sandbox.ok("cat $M/theme") == "light\n")
         }
     }
 

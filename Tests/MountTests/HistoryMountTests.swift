@@ -84,7 +84,7 @@ struct HistoryMountTests {
             try sandbox.ok("kvfs set theme dark $S && kvfs set theme light $S && kvfs rm theme $S")
             let lines = try sandbox.ok("kvfs history theme $S").split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
             #expect(lines.first == ["VERSION", "KIND", "SIZE", "VALUE"])
-            #expect(lines.dropFirst().map { Array($0.dropFirst()) } == [["value", "5", "dark"], ["value", "6", "light"], ["removal", "0", "-", "current"]])
+            #expect(lines.dropFirst().map { Array($0.dropFirst()) } == [["value", "5", "dark"], ["value", "6", "light"], ["removal", "0", "-", "current,", "read", "by", "laptop"]])
             let json = try JSONSerialization.jsonObject(with: Data(try sandbox.ok("kvfs history theme --json $S").utf8)) as? [[String: Any]]
             #expect(json?.map { $0["kind"] as? String } == ["value", "value", "removal"])
             #expect(json?.map { $0["device"] as? String } == ["laptop", "laptop", "laptop"])
@@ -94,7 +94,7 @@ struct HistoryMountTests {
             #expect(try sandbox.ok("cat $M/theme") == "light\n")
             #expect(try sandbox.ok("kvfs restore theme \(dark) $S") == "theme: restored \(dark)\n")
             #expect(try sandbox.ok("cat $M/theme") == "dark\n")
-            #expect(try sandbox.ok("kvfs history theme $S | tail -1").hasSuffix("dark   current\n"))
+            #expect(try sandbox.ok("kvfs history theme $S | tail -1").hasSuffix("dark   current, read by laptop\n"), "the current line names the devices that have read it")
             let refused = try sandbox.run("kvfs restore theme 2000-01-01T00:00:00.000Z@nobody $S")
             #expect(refused.status == 1 && refused.error.contains("no version '2000-01-01T00:00:00.000Z@nobody'"), "\(refused)")
             #expect(try sandbox.run("kvfs undelete theme $S").status == 1, "theme is not removed")

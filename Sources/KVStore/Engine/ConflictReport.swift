@@ -30,22 +30,16 @@ struct ConflictReport: Sendable, Equatable {
     let restore: String
 
     /// The report of `lostWrite`, the devices named by `name`; the restore
-    /// command names the store with `storeOptions` (`--store ID`, …).
-    init(_ lostWrite: LostWrite, name: (DeviceID) -> String, storeOptions: [String]) {
+    /// command names the lost version `version` (as history names it), else
+    /// by its time and device name, and the store with `storeOptions` (`--store ID`, …).
+    init(_ lostWrite: LostWrite, version: String? = nil, name: (DeviceID) -> String, storeOptions: [String]) {
         key = lostWrite.key
         func side(_ stamp: Stamp) -> Side {
-            Side(device: name(stamp.device), id: stamp.device.hex, time: Self.millisecondText(stamp.time))
+            Side(device: name(stamp.device), id: stamp.device.hex, time: VersionName.timeText(stamp.time))
         }
         (lost, winner) = (side(lostWrite.lost), side(lostWrite.winner))
-        let version = lost.time + "@" + FileName.encode(StoreKey(lost.device))  // a device name escaped as a key's file name is
+        let version = version ?? VersionName.names(of: [(lostWrite.lost.time, lost.device, false)])[0]
         restore = (["kvfs", "restore", key.string, version] + storeOptions).map(Self.shellWord).joined(separator: " ")
-    }
-
-    /// `2026-11-26T11:05:43.123Z`: a stamp's time in UTC, always to the millisecond, as version names give it.
-    static func millisecondText(_ time: HLCTimestamp) -> String {
-        let (seconds, milliseconds) = time.milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let second = DateText.format(Date(timeIntervalSince1970: Double(seconds)), precision: .seconds).dropLast()  // its Z
-        return second + "." + String(String(milliseconds + 1000).dropFirst()) + "Z"
     }
 
     /// `word` as a shell reads it back: as it is when it holds only characters

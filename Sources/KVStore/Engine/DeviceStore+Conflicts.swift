@@ -15,7 +15,10 @@ extension DeviceStore {
             let lostWrites = state.merged.takeLostWrites().filter { lostWrite in
                 shownAtClose.map { $0[lostWrite.key] == lostWrite.lost } ?? true
             }
-            return lostWrites.map { ConflictReport($0, name: { state.displayName(of: $0) }, storeOptions: options) }
+            return lostWrites.map { lostWrite in
+                let version = state.keyVersions(of: lostWrite.key).first { $0.stamp == lostWrite.lost }?.name
+                return ConflictReport(lostWrite, version: version, name: { state.displayName(of: $0) }, storeOptions: options)
+            }
         }
         for report in reports { notifier.changeLog.append(report) }
     }

@@ -18,9 +18,17 @@ extension DeviceStore {
     public var historyKeys: [StoreKey] { engine.withLock { $0.historyKeys() } }
 
     /// The versions of `key` within the retention, oldest first, without
-    /// their values (``value(of:)`` reads one).
+    /// their values (``value(of:)`` reads one); the current one says which
+    /// devices have read it (``KeyVersion/deliveredTo``, as ``deliveredTo(key:)``).
     public func history(forKey key: StoreKey) -> [KeyVersion] {
-        engine.withLock { $0.keyVersions(of: key) }
+        let folders = survey.survey()
+        let (versions, inputs) = engine.withLock { ($0.keyVersions(of: key), $0.statusInputs(present: folders.keys)) }
+        return versions.map { version in
+            guard version.isCurrent else { return version }
+            var current = version
+            current.deliveredTo = inputs.devices(thatHaveRead: version.stamp, folders: folders).map(\.name)
+            return current
+        }
     }
 
     /// What changes whenever some key's history may have: a listing made

@@ -64,15 +64,19 @@ extension EngineState {
         }
     }
 
-    /// The versions of `key` the retention keeps, as ``KeyVersion``s without their values.
+    /// The versions of `key` the retention keeps, as ``KeyVersion``s without
+    /// their values, each marked ``KeyVersion/lost`` when it lost to a
+    /// concurrent write (``HistoryIndex/Version/lost(to:)``).
     mutating func keyVersions(of key: StoreKey) -> [KeyVersion] {
         let kept = keptVersions(of: key)
         let deviceNames = kept.map { displayName(of: $0.version.stamp.device) }
         let names = VersionName.names(of: kept.indices.map { (kept[$0].version.stamp.time, deviceNames[$0], kept[$0].version.isRemoval) })
         return kept.indices.map { index in
             let (version, isCurrent) = kept[index]
-            return KeyVersion(key: key, stamp: version.stamp, deviceName: deviceNames[index], isRemoval: version.isRemoval,
-                              size: version.size, isCurrent: isCurrent, name: names[index])
+            var keyVersion = KeyVersion(key: key, stamp: version.stamp, deviceName: deviceNames[index], isRemoval: version.isRemoval,
+                                        size: version.size, isCurrent: isCurrent, name: names[index])
+            keyVersion.lost = kept.indices.contains(index + 1) && version.lost(to: kept[index + 1].version)
+            return keyVersion
         }
     }
 

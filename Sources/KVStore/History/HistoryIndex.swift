@@ -24,17 +24,27 @@ struct HistoryIndex {
         var generation: UInt64
         var offset: Int
         var length: UInt32
+        /// What its writer had as the key's current version (``WriteBase``).
+        var base: Base
 
         var location: RecordLocation {
             RecordLocation(generation: generation, inSnapshot: inSnapshot, offset: offset, length: Int(length))
         }
     }
 
-    /// One version of a key: its stamp, kind and size, and a folder that holds its record.
+    /// A ``WriteBase`` whose device is a number in ``writers``, as an entry's writer is.
+    enum Base {
+        case unknown, nothing
+        case version(HLCTimestamp, writer: UInt32)
+    }
+
+    /// One version of a key: its stamp, kind and size, what its writer had
+    /// seen, and a folder that holds its record.
     struct Version: Equatable {
         var stamp: Stamp
         var isRemoval: Bool
         var size: Int
+        var base: WriteBase
         var folder: DeviceID
         var location: RecordLocation
     }
@@ -71,10 +81,10 @@ struct HistoryIndex {
         var versions = folders[folder] ?? [:]
         for (record, location) in located {
             let writer = number(of: record.stamp.device)
-            for (key, value) in record.changes {
+            for (key, value, base) in record.changesWithBases {
                 let entry = Entry(time: record.stamp.time, writer: writer, size: UInt32(value.map(FileForm.size(of:)) ?? 0),
                                   isRemoval: value == nil, inSnapshot: location.inSnapshot, generation: location.generation,
-                                  offset: location.offset, length: UInt32(location.length))
+                                  offset: location.offset, length: UInt32(location.length), base: numbered(base))
                 versions[key, default: []].insertOnce(entry)
             }
         }
@@ -107,6 +117,22 @@ struct HistoryIndex {
         add(located, in: folder)
     }
 
+    private mutating func numbered(_ base: WriteBase) -> Base {
+        switch base {
+        case .unknown: .unknown
+        case .nothing: .nothing
+        case let .version(stamp): .version(stamp.time, writer: number(of: stamp.device))
+        }
+    }
+
+    private func writeBase(_ base: Base) -> WriteBase {
+        switch base {
+        case .unknown: .unknown
+        case .nothing: .nothing
+        case let .version(time, writer): .version(Stamp(time: time, device: writers[Int(writer)]))
+        }
+    }
+
     private mutating func number(of writer: DeviceID) -> UInt32 {
         if let number = writerNumbers[writer] { return number }
         let number = UInt32(writers.count)
@@ -128,7 +154,7 @@ struct HistoryIndex {
         for (folder, versions) in folders {
             for entry in versions[key] ?? [] where !hidden(folder, entry.time) {
                 found.append(Version(stamp: Stamp(time: entry.time, device: writers[Int(entry.writer)]), isRemoval: entry.isRemoval,
-                                     size: Int(entry.size), folder: folder, location: entry.location))
+                                     size: Int(entry.size), base: writeBase(entry.base), folder: folder, location: entry.location))
             }
         }
         found.sort { $0.stamp < $1.stamp }
@@ -169,7 +195,7 @@ struct HistoryIndex {
         (folders[folder] ?? [:]).mapValues { entries in
             entries.map { entry in
                 Version(stamp: Stamp(time: entry.time, device: writers[Int(entry.writer)]), isRemoval: entry.isRemoval,
-                        size: Int(entry.size), folder: folder, location: entry.location)
+                        size: Int(entry.size), base: writeBase(entry.base), folder: folder, location: entry.location)
             }.sorted { $0.stamp < $1.stamp }
         }
     }

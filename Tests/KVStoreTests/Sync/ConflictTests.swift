@@ -68,6 +68,27 @@ struct ConflictTests {
         #expect(Self.conflicts(b).isEmpty)  // its value won
     }
 
+    @Test("history marks the version that lost, the same on both devices, and the line's restore command names it as history does")
+    func historyMarksTheLostVersion() throws {
+        defer { fixture.cleanup() }
+        let (a, b) = try apart(aAt: 1_795_000_000_123, bAt: 1_795_000_001_456) { a, b in
+            try a.set(.string("light"), forKey: "theme")
+            try b.set(.string("dark"), forKey: "theme")
+        }
+        defer { a.close(); b.close() }
+        for store in [a, b] {
+            let versions = store.history(forKey: "theme")
+            #expect(versions.map(\.name) == ["2026-11-18T11:06:40.123Z@a", "2026-11-18T11:06:41.456Z@b"])
+            #expect(versions.map(\.lost) == [true, false], "on \(store.name(of: store.deviceID))")
+            #expect(versions.map(\.isCurrent) == [false, true])
+        }
+        let restore = try #require(Self.conflicts(a).first?["restore"] as? String)
+        let name = try #require(restore.split(separator: " ").dropFirst(3).first.map(String.init))
+        let lost = try #require(a.version(named: name, ofKey: "theme"))
+        try a.restore(lost, forKey: "theme")
+        #expect(a.value(forKey: "theme") == .string("light"))
+    }
+
     @Test("sequential overwrites (a put, a rename onto the key, made after reading the value) are no conflicts")
     func sequentialOverwritesAreNot() throws {
         let a = try fixture.open("a"), b = try fixture.open("b")
@@ -83,6 +104,8 @@ struct ConflictTests {
         #expect(a.value(forKey: "k") == .integer(2) && a.value(forKey: "moved") == .integer(3))
         #expect(Self.conflicts(a).isEmpty, "\(Self.lines(a))")
         #expect(Self.lines(a).contains { $0["reason"] as? String == "ServerChange" })
+        #expect(a.history(forKey: "k").map(\.lost) == [false, false])
+        #expect(b.history(forKey: "k").map(\.lost) == [false, false])
     }
 
     @Test("writes made without seeing the value — a put and then its removal, a rename onto it — replace it concurrently, one line a key")
@@ -157,7 +180,8 @@ struct ConflictTests {
                              winner: Stamp(time: HLCTimestamp(milliseconds: 1_795_000_000_008, counter: 0), device: .random()))
         let report = ConflictReport(lost, name: { _ in "my laptop/2" }, storeOptions: ["--store", "com.example.notes"])
         #expect(report.restore == #"kvfs restore 'it'\''s /x' '2026-11-18T11:06:40.007Z@my laptop%2F2' --store com.example.notes"#)
-        #expect(ConflictReport.millisecondText(HLCTimestamp(milliseconds: 1_795_000_000_000, counter: 0)) == "2026-11-18T11:06:40.000Z")
+        let named = ConflictReport(lost, version: "2026-11-18T11:06:40.007Z@my laptop%2F2~2", name: { _ in "my laptop/2" }, storeOptions: [])
+        #expect(named.restore == #"kvfs restore 'it'\''s /x' '2026-11-18T11:06:40.007Z@my laptop%2F2~2'"#)
     }
 }
 

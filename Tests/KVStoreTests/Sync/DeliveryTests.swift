@@ -23,6 +23,10 @@ struct DeliveryTests {
         #expect(a.deliveredTo(key: "k").map(\.id) == [a.deviceID, c.deviceID])
         b.refresh()
         #expect(b.deliveredTo(key: "k").map(\.name) == ["b", "a", "c"])  // this device, then the others by name
+        // History says it on the current version, and only there.
+        try a.set(.integer(2), forKey: "k")
+        let versions = a.history(forKey: "k")
+        #expect(versions.map(\.deliveredTo) == [nil, ["a"]])
     }
 
     @Test("a device publishes how far it has read within a fraction of a second of reading, not only every 10 s")
