@@ -17,7 +17,7 @@ struct NodeTable {
 
     private var inodeByName: [StoreKey: InodeNumber] = [:]
     private var nameByInode: [InodeNumber: String] = [:]
-    private var lookups: [InodeNumber: UInt64] = [:]
+    private var lookups = LookupCounts()
     private var next = firstNamed
 
     /// The inode a name has, if the kernel may know it.
@@ -29,7 +29,7 @@ struct NodeTable {
     /// The inode for a name, given out to the kernel (one more lookup).
     mutating func lookUp(_ name: String) -> InodeNumber {
         let inode = number(name)
-        lookups[inode, default: 0] += 1
+        lookups.add(inode)
         return inode
     }
 
@@ -45,12 +45,7 @@ struct NodeTable {
 
     /// The kernel dropped `count` lookups; an inode nobody holds is freed.
     mutating func forget(_ inode: InodeNumber, count: UInt64) {
-        guard let held = lookups[inode] else { return }
-        if held > count {
-            lookups[inode] = held - count
-            return
-        }
-        lookups[inode] = nil
+        guard lookups.forget(inode, count: count) else { return }
         if let name = nameByInode.removeValue(forKey: inode), inodeByName[StoreKey(name)] == inode {
             inodeByName[StoreKey(name)] = nil
         }

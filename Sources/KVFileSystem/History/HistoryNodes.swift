@@ -22,7 +22,7 @@ struct HistoryNodes {
 
     private var inodeByNode: [Node: InodeNumber] = [:]
     private var nodeByInode: [InodeNumber: Node] = [:]
-    private var lookups: [InodeNumber: UInt64] = [:]
+    private var lookups = LookupCounts()
     private var next = firstNumbered
 
     /// Whether `inode` is one of `.kvfs/history/`'s folders or files (the folder itself included).
@@ -44,18 +44,13 @@ struct HistoryNodes {
     /// The inode for a node, given out to the kernel (one more lookup).
     mutating func lookUp(_ node: Node) -> InodeNumber {
         let inode = number(node)
-        lookups[inode, default: 0] += 1
+        lookups.add(inode)
         return inode
     }
 
     /// The kernel dropped `count` lookups; an inode nobody holds is freed.
     mutating func forget(_ inode: InodeNumber, count: UInt64) {
-        guard let held = lookups[inode] else { return }
-        if held > count {
-            lookups[inode] = held - count
-            return
-        }
-        lookups[inode] = nil
+        guard lookups.forget(inode, count: count) else { return }
         if let node = nodeByInode.removeValue(forKey: inode) { inodeByNode[node] = nil }
     }
 
@@ -63,7 +58,7 @@ struct HistoryNodes {
     /// the kernel never looked up: listing a folder again and again holds no
     /// more of them than one listing does.
     mutating func forgetUnlooked(_ inodes: some Sequence<InodeNumber>) {
-        for inode in inodes where lookups[inode] == nil {
+        for inode in inodes where !lookups.isHeld(inode) {
             if let node = nodeByInode.removeValue(forKey: inode) { inodeByNode[node] = nil }
         }
     }
