@@ -20,8 +20,10 @@ import Glibc
 ///   that trusts it stops at the end of its own document;
 /// - a thread that does not hold it open (a `stat` before the open, as some
 ///   editors do) is shown the size of a document made then, and that
-///   document is what its own open gets if it comes within ten seconds;
-///   otherwise (or if that thread never opens) a fresh one is made at open.
+///   document is what its own open gets if it comes within ten seconds,
+///   and what its further `stat`s measure until then (the kernel itself
+///   asks again just before the open, to check permissions); otherwise (or
+///   if that thread never opens) a fresh one is made at open.
 /// Threads, not processes, because FUSE names the calling thread.
 final class StatusFile: ServedFile {
     /// How long a document made for a thread's `stat` waits for that thread's
@@ -52,6 +54,13 @@ final class StatusFile: ServedFile {
             return madeForOpen.removeValue(forKey: thread)?.document
         }
 
+        /// The length of the document made for `thread`'s earlier `stat`, if
+        /// it still waits for that thread's open.
+        mutating func lengthMadeForOpen(by thread: pid_t) -> Int? {
+            forgetStale()
+            return madeForOpen[thread]?.document.count
+        }
+
         private mutating func forgetStale() {
             let now = ContinuousClock.now
             madeForOpen = madeForOpen.filter { now - $0.value.made < StatusFile.statToOpen }
@@ -75,7 +84,17 @@ final class StatusFile: ServedFile {
     func size(for handle: UInt64?, asker: pid_t) -> Int {
         let known: Int? = state.withLock { state in
             if let handle, let served = state.served[handle] { return served.document.count }
-            return state.served.values.contains { $0.opener == asker } ? state.longestServed : nil
+            if state.served.values.contains(where: { $0.opener == asker }),
+               let longest = state.served.values.max(by: { $0.document.count < $1.document.count })?.document {
+                // A thread that holds it open (its fstat comes without the
+                // handle, or its close's release is still on its way): the
+                // longest document served, which its next open serves too.
+                state.keepForOpen(longest, by: asker)
+                return longest.count
+            }
+            // The kernel asks again at the open itself (its permission check):
+            // the same document, so the open serves what the stat measured.
+            return state.lengthMadeForOpen(by: asker).map { max($0, state.longestServed) }
         }
         if let known { return known }
         let document = make()  // without the lock: it takes the store's
