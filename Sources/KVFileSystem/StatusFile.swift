@@ -40,7 +40,9 @@ final class StatusFile: ServedFile {
         /// The documents made for a thread's `stat`, for its next open.
         var madeForOpen: [pid_t: (document: [UInt8], made: ContinuousClock.Instant)] = [:]
 
-        var longestServed: Int { served.values.map(\.document.count).max() ?? 0 }
+        /// The longest document an open handle serves.
+        var longestServed: [UInt8]? { served.values.map(\.document).max { $0.count < $1.count } }
+        var longestServedLength: Int { longestServed?.count ?? 0 }
 
         /// Keeps `document`, made for `thread`'s `stat`, for its next open.
         mutating func keepForOpen(_ document: [UInt8], by thread: pid_t) {
@@ -85,7 +87,7 @@ final class StatusFile: ServedFile {
         let known: Int? = state.withLock { state in
             if let handle, let served = state.served[handle] { return served.document.count }
             if state.served.values.contains(where: { $0.opener == asker }),
-               let longest = state.served.values.max(by: { $0.document.count < $1.document.count })?.document {
+               let longest = state.longestServed {
                 // A thread that holds it open (its fstat comes without the
                 // handle, or its close's release is still on its way): the
                 // longest document served, which its next open serves too.
@@ -94,13 +96,13 @@ final class StatusFile: ServedFile {
             }
             // The kernel asks again at the open itself (its permission check):
             // the same document, so the open serves what the stat measured.
-            return state.lengthMadeForOpen(by: asker).map { max($0, state.longestServed) }
+            return state.lengthMadeForOpen(by: asker).map { max($0, state.longestServedLength) }
         }
         if let known { return known }
         let document = make()  // without the lock: it takes the store's
         return state.withLock { state in
             state.keepForOpen(document, by: asker)
-            return max(document.count, state.longestServed)
+            return max(document.count, state.longestServedLength)
         }
     }
 
