@@ -87,7 +87,7 @@ final class Compactor: Sendable {
     /// device's): after a write, on the writing thread.
     func compactIfDue(_ engine: borrowing Mutex<EngineState>) {
         phase.withLockIfAvailable { phase in
-            _ = holdingLock(waiting: false) { run(engine, &phase) { $0.writer.shouldCompact ? Additions() : nil } }
+            _ = holdingLock(waiting: false) { run(engine, &phase) { $0.journal.writer.shouldCompact ? Additions() : nil } }
         }
     }
 
@@ -159,7 +159,7 @@ final class Compactor: Sendable {
         let device = state.deviceID
         let floor = extra.keepsHistory ? state.retentionFloor() : .none
         let collectable = collectableTombstones(of: state)
-        let heldBack = Set(state.heldBack.records(of: device).map(\.stamp))  // written after the others
+        let heldBack = Set(state.folders.heldBack.records(of: device).map(\.stamp))  // written after the others
         let horizon = state.clock.horizon()  // this device's own records past it were rewritten: their old stamps go
         let newest = state.merged.folders[device] ?? [:]
         var merged: [JournalRecord] = [], copied: [StoredRecord] = []
@@ -180,7 +180,7 @@ final class Compactor: Sendable {
             }
         }
         merged += extra.adopted
-        return Snapshot(merged: merged, written: merged + state.heldBack.records(of: device) + extra.waiting,
+        return Snapshot(merged: merged, written: merged + state.folders.heldBack.records(of: device) + extra.waiting,
                         copied: copied + (extra.keepsHistory ? extra.history : []))
     }
 
@@ -192,14 +192,14 @@ final class Compactor: Sendable {
         let tombstones = state.merged.records(inFolder: device).compactMap { record -> (key: StoreKey, readFrom: HLCTimestamp)? in
             guard case let .remove(key) = record.operation else { return nil }
             if record.stamp.device == device { return (key, record.stamp.time) }
-            return (state.adoptions[device]?[record.stamp.device]?.at).map { (key, $0) }  // an adopted one
+            return (state.folders.adoptions[device]?[record.stamp.device]?.at).map { (key, $0) }  // an adopted one
         }
         // Every device known, a vanished one's included (its folder may come back), but a retired one.
         let peers = state.knownDevices.filter { !state.isRetired($0) }.map { peer in
-            TombstoneCollection.Peer(progress: state.sync.progress(of: peer), readUpTo: state.mergedUpTo(peer),
+            TombstoneCollection.Peer(progress: state.sync.progress(of: peer), readUpTo: state.folders.mergedUpTo(peer),
                                      newest: state.merged.folders[peer] ?? [:])
         }
-        return TombstoneCollection.collectable(tombstones, of: device, latest: state.ownLatest, peers: peers)
+        return TombstoneCollection.collectable(tombstones, of: device, latest: state.journal.latest, peers: peers)
     }
 
     /// How the first step went.
@@ -213,7 +213,7 @@ final class Compactor: Sendable {
                      _ additions: (inout EngineState) -> Additions?) -> Outcome {
         let unfinished: JournalWriter.Compaction? = if case let .unfinished(compaction) = phase { compaction } else { nil }
         let beginning = engine.withLock { state -> Beginning in
-            guard !state.isClosed, !state.writer.isDisplaced else { return .notNeeded }
+            guard !state.isClosed, !state.journal.writer.isDisplaced else { return .notNeeded }
             // Under the journal's lock, once what the device's other processes appended is read: the
             // snapshot holds every record of the device, and the new segment comes after all of them.
             do throws(KVStoreError) {
@@ -222,7 +222,7 @@ final class Compactor: Sendable {
                 warn("compaction failed, the journal keeps growing: \(error)")
                 return .failed
             }
-            defer { state.finishAppending() }
+            defer { state.journal.finishAppending() }
             guard var extra = additions(&state) else { return .notNeeded }
             if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
             return begin(&state, adding: extra, replacing: unfinished)
@@ -237,7 +237,7 @@ final class Compactor: Sendable {
             phase = .idle
             return .written(stamp: stamp, generation: generation)
         } catch {
-            if engine.withLock({ $0.writer.isDisplaced }) {
+            if engine.withLock({ $0.journal.writer.isDisplaced }) {
                 // A copy of this state directory took the folder: its files are not this process's to replace.
                 warn("compacting the journal stopped: \(error)")
                 phase = .idle
@@ -260,13 +260,13 @@ final class Compactor: Sendable {
         do throws(KVStoreError) {
             let stamp = Stamp(time: try state.clock.now(), device: state.deviceID)
             let compaction = if let unfinished {
-                try state.writer.resnapshot(snapshot.written, copying: snapshot.copied, stamp: stamp, replacing: unfinished)
+                try state.journal.writer.resnapshot(snapshot.written, copying: snapshot.copied, stamp: stamp, replacing: unfinished)
             } else {
-                try state.writer.beginCompaction(snapshot.written, copying: snapshot.copied, stamp: stamp)
+                try state.journal.writer.beginCompaction(snapshot.written, copying: snapshot.copied, stamp: stamp)
             }
-            state.ownLatest = stamp.time
+            state.journal.latest = stamp.time
             _ = state.noteVisibleChanges(state.merged.replace(recordsIn: state.deviceID, with: snapshot.merged))
-            return .started(compaction, stamp: stamp.time, generation: state.writer.generation)
+            return .started(compaction, stamp: stamp.time, generation: state.journal.writer.generation)
         } catch {
             warn("compaction failed, the journal keeps growing: \(error)")
             return .failed

@@ -10,9 +10,9 @@ extension DeviceStore {
         let rewritten: [JournalRecord]?
         do {
             rewritten = try engine.withLock { state throws(KVStoreError) -> [JournalRecord]? in
-                guard state.ownAhead.isDue else { return nil }
+                guard state.journal.ahead.isDue else { return nil }
                 try state.startAppending()
-                defer { state.finishAppending() }
+                defer { state.journal.finishAppending() }
                 return try state.rewriteOwnRecordsAhead()
             }
         } catch {
@@ -25,7 +25,7 @@ extension DeviceStore {
         if !rewritten.isEmpty { notifier.committed() }
         reportOtherProcessesWrites()
         announceVisibleChanges()
-        let warning = engine.withLock { state in state.ownAhead.warning(device: state.deviceID, folder: state.writer.folder.path) }
+        let warning = engine.withLock { state in state.journal.ahead.warning(device: state.deviceID, folder: state.journal.writer.folder.path) }
         if let warning { context.warn("\(warning.message); \(warning.fix)") }
     }
 }

@@ -11,9 +11,9 @@ extension DeviceStore {
     /// Makes every acknowledged write durable on disk (fsync of the journal).
     /// The fsync runs without the lock; a compaction in progress is waited for.
     public func flush() throws(KVStoreError) {
-        if let point = try engine.withLock({ state throws(KVStoreError) in try state.writer.syncPoint() }) {
+        if let point = try engine.withLock({ state throws(KVStoreError) in try state.journal.writer.syncPoint() }) {
             try point.perform()
-            engine.withLock { $0.writer.didSync(point) }
+            engine.withLock { $0.journal.writer.didSync(point) }
         }
         compactor.waitUntilIdle()  // its snapshot, and the segment it retires, are durable too
     }
@@ -35,7 +35,7 @@ extension DeviceStore {
     /// its clock starts past it even should its folder be gone.
     private func noteOwnStamp() {
         guard !isReadOnly && state.isPrimary else { return }
-        progress.noteOwnStamp(engine.withLock { $0.ownLatest }) { stamp in state.lastOwnStamp = stamp }
+        progress.noteOwnStamp(engine.withLock { $0.journal.latest }) { stamp in state.lastOwnStamp = stamp }
     }
 
     /// Tells other processes what holds the state directory (the mount point, once mounted).
@@ -84,10 +84,10 @@ extension DeviceStore {
         compactor.retryUnfinished(engine)
         let (isOpen, point): (Bool, JournalWriter.SyncPoint?) = engine.withLock { state in
             // An error reaches the next flush() or close() that asks.
-            state.isClosed ? (false, nil) : (true, (try? state.writer.syncPoint()) ?? nil)
+            state.isClosed ? (false, nil) : (true, (try? state.journal.writer.syncPoint()) ?? nil)
         }
         guard isOpen else { return }
-        if let point, (try? point.perform()) != nil { engine.withLock { $0.writer.didSync(point) } }
+        if let point, (try? point.perform()) != nil { engine.withLock { $0.journal.writer.didSync(point) } }
         logHealth()
         if settlePrimary() { progress.publishIfDue { engine.withLock { $0.readProgress() } } }
         noteOwnStamp()

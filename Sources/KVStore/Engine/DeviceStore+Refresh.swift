@@ -24,7 +24,7 @@ extension DeviceStore {
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
         let (isOpen, newStoreID, ownFolderGone) = engine.withLock { state in
-            state.isClosed ? (false, nil, false) : (true, state.checkStoreID(), !state.writer.isInPlace)
+            state.isClosed ? (false, nil, false) : (true, state.checkStoreID(), !state.journal.writer.isInPlace)
         }
         guard isOpen else { return nil }
         if let newStoreID {
@@ -43,7 +43,7 @@ extension DeviceStore {
         var keys = read.changed
         if !read.vanished.isEmpty { keys.formUnion(adoptVanished(read.vanished)) }
         let newlySetAside = engine.withLock { state in
-            state.lastSyncTime = Date()
+            state.folders.lastSyncTime = Date()
             return state.merged.setAside.subtracting(setAsideBefore)
         }
         publishProgressPromptly()
@@ -84,7 +84,7 @@ extension DeviceStore {
     func announceInitialSync() {
         let storeID = engine.withLock { state in
             state.unannouncedKeys = []  // nothing was shown before this
-            return state.storeID
+            return state.folders.storeID
         }
         let remembered = state.rememberedStoreID
         if !storeID.isEmpty { state.rememberedStoreID = storeID }

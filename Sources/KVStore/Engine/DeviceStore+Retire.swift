@@ -128,7 +128,7 @@ extension DeviceStore {
         compactor.whileIdle {
             progress.publishAdoptions { [sync, deviceID] in
                 let published = sync.adoptions(of: deviceID)
-                return engine.withLock { state in state.adoptions[deviceID] }.map { $0.merging(published) { $0.merged(with: $1) } }
+                return engine.withLock { state in state.folders.adoptions[deviceID] }.map { $0.merging(published) { $0.merged(with: $1) } }
             }
         }
     }

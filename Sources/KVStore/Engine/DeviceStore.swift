@@ -180,7 +180,7 @@ public final class DeviceStore: Sendable {
 
     /// The store id of the sync directory; empty while the folder holds other
     /// devices but its `store-id` has not arrived yet.
-    public var storeID: String { engine.withLock { $0.storeID } }
+    public var storeID: String { engine.withLock { $0.folders.storeID } }
 
     /// A key's entry (value, file form, stamp), or nil.
     public func entry(forKey key: StoreKey) -> KeyEntry? {
@@ -303,7 +303,7 @@ public final class DeviceStore: Sendable {
             func attempt() throws(KVStoreError) -> EngineState.WriteOutcome? {
                 try engine.withLock { state throws(KVStoreError) in
                     try state.startAppending()
-                    defer { state.finishAppending() }
+                    defer { state.journal.finishAppending() }
                     let current = try state.entriesToReplace(keys)
                     let operations = try decide(current, state.merged)
                     guard !operations.isEmpty else { return nil }

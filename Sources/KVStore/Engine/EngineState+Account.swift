@@ -13,24 +13,24 @@ extension EngineState {
     /// reopened on its folder there, and every folder read again. Nil when
     /// the id is the one this device served.
     mutating func checkStoreID() -> NewStoreID? {
-        guard let id = sync.storeID(), id != storeID else { return nil }
-        let arrived = storeID.isEmpty  // the id this device waited for, not another store
-        storeID = id
+        guard let id = sync.storeID(), id != folders.storeID else { return nil }
+        let arrived = folders.storeID.isEmpty  // the id this device waited for, not another store
+        folders.storeID = id
         if arrived { return NewStoreID(storeID: id, change: nil) }
         let before = Set(merged.visible.keys)
         merged = MergedState(owner: deviceID)
-        heldBack = HeldBackRecords()
+        folders.heldBack = HeldBackRecords()
         history = HistoryIndex()
-        ownAhead = OwnRecordsAhead()
-        (adoptions, adoptedUpTo) = ([:], [:])
+        journal.ahead = OwnRecordsAhead()
+        (folders.adoptions, folders.adoptedUpTo) = ([:], [:])
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: context.warn)
-        readers = [deviceID: ownReader]
+        folders.readers = [deviceID: ownReader]
         let own = ownReader.readNew()
         _ = merge(own, from: deviceID)
-        ownLatest = latestAdmitted(own, of: deviceID)
+        journal.latest = latestAdmitted(own, of: deviceID)
         do {
             try sync.setName(context.deviceName, of: deviceID)
-            writer = try writer.reopened(on: sync.folder(of: deviceID), recoveredBy: ownReader)
+            journal.writer = try journal.writer.reopened(on: sync.folder(of: deviceID), recoveredBy: ownReader)
         } catch {
             warn("cannot write to the new store: \(error)")
         }

@@ -40,8 +40,8 @@ extension EngineState {
         AdoptionPlan(device: device, retired: retired,
                      copies: merged.records(inFolder: device).filter { !merged.holds($0, outside: device) },
                      history: historyToAdopt(of: device),
-                     waiting: heldBack.records(of: device), upTo: readers[device]?.contiguous,
-                     inherited: (adoptions[device] ?? [:]).filter { $0.key != deviceID })
+                     waiting: folders.heldBack.records(of: device), upTo: folders.readers[device]?.contiguous,
+                     inherited: (folders.adoptions[device] ?? [:]).filter { $0.key != deviceID })
     }
 
     /// Records an adoption made at `at`, whose copies are in this device's
@@ -49,13 +49,13 @@ extension EngineState {
     /// ``ProgressPublisher/publishAdoptions(_:)`` has written it.
     mutating func recordAdoption(_ plan: AdoptionPlan, at: HLCTimestamp, generation: UInt64) {
         if plan.needsSnapshot {
-            heldBack.forget(plan.device)
-            _ = heldBack.hold(plan.waiting, of: deviceID, replacing: false)
+            folders.heldBack.forget(plan.device)
+            _ = folders.heldBack.hold(plan.waiting, of: deviceID, replacing: false)
         }
         let name = displayName(of: plan.device)
         var entries = plan.inherited.mapValues { Adoption(upTo: $0.upTo, generation: generation, at: at, retired: $0.retired, name: $0.name) }
         entries[plan.device] = Adoption(upTo: plan.upTo, generation: generation, at: at, retired: plan.retired, name: name)
-        adoptions[deviceID, default: [:]].merge(entries) { $0.merged(with: $1) }
+        folders.adoptions[deviceID, default: [:]].merge(entries) { $0.merged(with: $1) }
     }
 
     /// Stops reading the folder of a device whose records this device
@@ -65,7 +65,7 @@ extension EngineState {
         if kept.values + kept.removals > 0 {
             warn("""
                 devices/\(device.hex) (\(displayName(of: device))) vanished; its \(kept.values) values and \
-                \(kept.removals) removals that still count are kept in this device's folder (\(writer.folder.path)). \
+                \(kept.removals) removals that still count are kept in this device's folder (\(journal.writer.folder.path)). \
                 Nothing is lost; if the folder went by mistake and the device still runs, it writes it again
                 """)
         }
@@ -75,10 +75,8 @@ extension EngineState {
     /// Stops reading a device's folder (gone, or retired); returns the keys whose visible entry changed.
     @discardableResult
     mutating func forgetFolder(of device: DeviceID) -> Set<StoreKey> {
-        heldBack.forget(device)
+        folders.forget(device)
         history.forget(device)
-        if let reader = readers.removeValue(forKey: device) { remembered[device] = reader.contiguous ?? ReadProgress.nothing }
-        adoptions[device] = nil
         return noteVisibleChanges(merged.replace(recordsIn: device, with: []))
     }
 
@@ -95,22 +93,22 @@ extension EngineState {
         // for a sync directory holding 20,000 empty device folders).
         // This device's own are kept here; its other processes may have adopted more (`kvfs retire`).
         // Those count once this process has read the snapshot that holds the copies.
-        let ownSnapshot = readers[deviceID]?.snapshotGeneration ?? 0
+        let ownSnapshot = folders.readers[deviceID]?.snapshotGeneration ?? 0
         for (device, entry) in sync.adoptions(of: deviceID) where entry.generation <= ownSnapshot {
-            adoptions[deviceID, default: [:]][device] = adoptions[deviceID]?[device].map { $0.merged(with: entry) } ?? entry
+            folders.adoptions[deviceID, default: [:]][device] = folders.adoptions[deviceID]?[device].map { $0.merged(with: entry) } ?? entry
         }
         var upTo: [DeviceID: HLCTimestamp] = [:]
-        for (folder, entries) in adoptions {
-            let generationRead = folder == deviceID ? UInt64.max : readers[folder]?.snapshotGeneration ?? 0
+        for (folder, entries) in folders.adoptions {
+            let generationRead = folder == deviceID ? UInt64.max : folders.readers[folder]?.snapshotGeneration ?? 0
             for case let (device, entry) in entries where entry.retired && entry.generation <= generationRead {
                 if let time = entry.upTo { upTo[device] = max(upTo[device] ?? time, time) }
             }
         }
         if let own = upTo[deviceID] { clock.observe(own) }  // its next writes must not be taken for adopted ones
         var changed: Set<StoreKey> = []
-        for device in Set(upTo.keys).union(adoptedUpTo.keys) where upTo[device] != adoptedUpTo[device] {
-            let before = adoptedUpTo[device]
-            adoptedUpTo[device] = upTo[device]
+        for device in Set(upTo.keys).union(folders.adoptedUpTo.keys) where upTo[device] != folders.adoptedUpTo[device] {
+            let before = folders.adoptedUpTo[device]
+            folders.adoptedUpTo[device] = upTo[device]
             if let time = upTo[device], before.map({ time > $0 }) ?? true {
                 changed.formUnion(merged.forget(recordsIn: device, upTo: time))
             } else {
@@ -126,20 +124,20 @@ extension EngineState {
 
     /// ``knownDevices``, the device folders here being `present`.
     func knownDevices(present: some Sequence<DeviceID>) -> Set<DeviceID> {
-        Set(present).union(readers.keys).union(merged.folders.keys).union(remembered.keys)
-            .union(adoptions.values.flatMap(\.keys)).subtracting([deviceID])
+        Set(present).union(folders.readers.keys).union(merged.folders.keys).union(folders.remembered.keys)
+            .union(folders.adoptions.values.flatMap(\.keys)).subtracting([deviceID])
     }
 
     /// Whether `device` was retired and nothing it wrote since was read here: nobody waits for it any more.
     func isRetired(_ device: DeviceID) -> Bool {
-        adoptions.values.contains { $0[device]?.retired == true } && (merged.folders[device] ?? [:]).isEmpty
+        folders.saysRetired(device) && (merged.folders[device] ?? [:]).isEmpty
     }
 
     /// Reads a device's folder again from its beginning.
     private mutating func reread(_ device: DeviceID) -> Set<StoreKey> {
         guard device == deviceID || sync.devices().contains(device) else { return [] }
         let reader = DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
-        readers[device] = reader
+        folders.readers[device] = reader
         var batch = reader.readNew()
         batch.replacesAll = true
         return merge(batch, from: device)
@@ -166,7 +164,7 @@ extension EngineState {
     /// Refuses to retire a device that looks alive, or whose folder has not fully arrived.
     private func refuseIfAliveOrIncomplete(_ device: DeviceID, label: String) throws(KVStoreError) {
         let progress = sync.progress(of: device)
-        let read = readers[device]?.contiguous
+        let read = folders.readers[device]?.contiguous
         if let own = progress?.own, read.map({ $0 < own }) ?? true {
             throw .retireRefused(device: label, reason: """
                 its folder has not fully arrived here: it wrote up to \(own), and this copy of devices/\(device.hex) \

@@ -17,10 +17,10 @@ extension EngineState {
         let horizon = clock.horizon()
         let later = batch.records.filter { $0.stamp.time > horizon }
         if device == deviceID {
-            _ = heldBack.hold(later.filter { $0.stamp.device != deviceID }, of: device, replacing: batch.replacesAll)
-            ownAhead.note(later.filter { $0.stamp.device == deviceID }, latest: batch.latest.flatMap { $0 > horizon ? $0 : nil },
+            _ = folders.heldBack.hold(later.filter { $0.stamp.device != deviceID }, of: device, replacing: batch.replacesAll)
+            journal.ahead.note(later.filter { $0.stamp.device == deviceID }, latest: batch.latest.flatMap { $0 > horizon ? $0 : nil },
                           replacing: batch.replacesAll)
-        } else if heldBack.hold(later, of: device, replacing: batch.replacesAll), let latest = later.map(\.stamp.time).max() {
+        } else if folders.heldBack.hold(later, of: device, replacing: batch.replacesAll), let latest = later.map(\.stamp.time).max() {
             warn("\(sync.folder(of: device).path): records stamped up to \(latest) are more than \(Self.offsetText) ahead of this device's clock; they are held back until it comes within \(Self.offsetText) of them; check the clocks of both machines")
         }
         let now = batch.records.filter { $0.stamp.time <= horizon }
@@ -36,10 +36,10 @@ extension EngineState {
     /// They are appended as they were, without a quota check: they are
     /// writes acknowledged before, as another device's records are merged.
     mutating func rewriteOwnRecordsAhead() throws(KVStoreError) -> [JournalRecord] {
-        let waiting = ownAhead.waiting
+        let waiting = journal.ahead.waiting
         let records = waiting.isEmpty ? [] : try append(waiting.map(\.operation))
         _ = noteVisibleChanges(merged.apply(records, in: deviceID))
-        ownAhead.rewritten(records)
+        journal.ahead.rewritten(records)
         return records
     }
 
@@ -54,23 +54,14 @@ extension EngineState {
     /// Merges the held-back records whose time has come; returns the keys
     /// whose value changed.
     mutating func releaseHeldBack() -> Set<StoreKey> {
-        guard !heldBack.isEmpty else { return [] }
+        guard !folders.heldBack.isEmpty else { return [] }
         var changed: Set<StoreKey> = []
-        for (device, released) in heldBack.release(upTo: clock.horizon()) {
+        for (device, released) in folders.heldBack.release(upTo: clock.horizon()) {
             if let latest = released.map(\.stamp.time).max() { clock.observe(latest) }
-            let records = released.filter { record in adoptedUpTo[device].map { record.stamp.time > $0 } ?? true }
+            let records = released.filter { record in folders.adoptedUpTo[device].map { record.stamp.time > $0 } ?? true }
             changed.formUnion(noteVisibleChanges(merged.apply(records, in: device)))
         }
         return changed
-    }
-
-    /// How far this device has read and merged `device`'s records without a
-    /// gap: its reader's ``DeviceFolderReader/contiguous``, short of the first
-    /// record held back.
-    func mergedUpTo(_ device: DeviceID) -> HLCTimestamp? {
-        guard let read = readers[device]?.contiguous else { return nil }
-        guard let held = heldBack.earliest(of: device) else { return read }
-        return min(read, HLCTimestamp(rawValue: held.rawValue - 1))
     }
 
     private static var offsetText: String { "\(HybridLogicalClock.maximumOffset / 3_600_000) hours" }

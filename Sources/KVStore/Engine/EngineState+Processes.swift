@@ -14,63 +14,45 @@
 /// processes take turns (each write first reads the other's), 0.32 ms as a
 /// request to a mount's daemon through its control socket; p99 about 4 ms in all three.
 extension EngineState {
-    /// What the device's other processes wrote, as this one found it while appending.
-    struct OtherProcessesWrites {
-        /// The keys whose visible entry changed.
-        var changed: Set<StoreKey> = []
-        /// The keys the quota rule newly set aside.
-        var setAside: Set<StoreKey> = []
-    }
-
     /// Reads what the device's other processes wrote to its folder since
     /// this one last looked (their appends, their compactions), and merges
     /// it as it would another device's records, its clock moving past them.
     /// Returns the keys whose visible entry changed.
     mutating func readOwnFolder() -> Set<StoreKey> {
-        guard let reader = readers[deviceID] else { return [] }
+        guard let reader = folders.readers[deviceID] else { return [] }
         let batch = reader.readAll()
         let changed = merge(batch, from: deviceID)
         // As at open: a record stamped past the clock's horizon is not this device's latest (``OwnRecordsAhead``).
-        if let latest = latestAdmitted(batch, of: deviceID) { ownLatest = max(ownLatest ?? latest, latest) }
+        journal.noteRead(latestAdmitted(batch, of: deviceID))
         return changed
     }
 
     /// Makes this process the one of the device that appends to the journal
-    /// or starts a compaction, until ``finishAppending()``: takes the
+    /// or starts a compaction, until ``OwnJournal/finishAppending()``: takes the
     /// journal's lock, reads what the others appended (so that the quota is
     /// checked against every write of the device, and the clock stamps the
     /// next write after all of them), and moves the writer to where they
     /// left the journal (their new segment, after their last whole record).
     mutating func startAppending() throws(KVStoreError) {
-        guard let journalLock, let reader = readers[deviceID] else { return }
-        try journalLock.lock()
+        guard let lock = journal.lock, let reader = folders.readers[deviceID] else { return }
+        try lock.lock()
         do throws(KVStoreError) {
             readOtherProcessesWrites()
-            try writer.follow(reader)
+            try journal.writer.follow(reader)
         } catch {
-            journalLock.unlock()
+            lock.unlock()
             throw error
         }
     }
 
-    /// Lets other processes of the device append (``startAppending()``).
-    func finishAppending() {
-        journalLock?.unlock()
-    }
-
     /// Reads what the device's other processes wrote, unless nothing is new
     /// (``JournalWriter/holdsNothingNew(past:)``), keeping it for the store
-    /// to report (``takeOtherProcessesWrites()``).
+    /// to report (``OwnJournal/takeOtherProcessesWrites()``).
     mutating func readOtherProcessesWrites() {
-        guard let reader = readers[deviceID], !writer.holdsNothingNew(past: reader) else { return }
+        guard let reader = folders.readers[deviceID], !journal.writer.holdsNothingNew(past: reader) else { return }
         let setAsideBefore = merged.setAside
-        fromOtherProcesses.changed.formUnion(readOwnFolder())
-        fromOtherProcesses.setAside.formUnion(merged.setAside.subtracting(setAsideBefore))
+        journal.fromOtherProcesses.changed.formUnion(readOwnFolder())
+        journal.fromOtherProcesses.setAside.formUnion(merged.setAside.subtracting(setAsideBefore))
     }
 
-    /// What the device's other processes wrote that this one read while appending, forgotten here.
-    mutating func takeOtherProcessesWrites() -> OtherProcessesWrites {
-        defer { fromOtherProcesses = OtherProcessesWrites() }
-        return fromOtherProcesses
-    }
 }

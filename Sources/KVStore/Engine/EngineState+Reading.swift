@@ -21,14 +21,14 @@ extension EngineState {
     /// since its reader last read it. Returns the keys whose visible entry changed.
     mutating func read(_ device: DeviceID, seen: FolderSurvey.Fingerprint? = nil, onlyIfChanged: Bool = false) -> Set<StoreKey> {
         guard device != deviceID, !isClosed else { return [] }
-        let known = readers[device]
+        let known = folders.readers[device]
         if onlyIfChanged, let seen, known?.readAt == seen { return [] }
-        if names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go
+        if folders.names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go
         let reader = known ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
-        readers[device] = reader
+        folders.readers[device] = reader
         reader.readAt = seen
         let adopted = sync.adoptions(of: device)
-        adoptions[device] = adopted.isEmpty ? nil : adopted
+        folders.adoptions[device] = adopted.isEmpty ? nil : adopted
         return merge(reader.readNew(), from: device)
     }
 
@@ -39,7 +39,7 @@ extension EngineState {
         var changed = changed
         changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
         let presentSet = Set(present)  // a lookup per reader: an array's contains made each refresh n²
-        let vanished = readers.keys.filter { $0 != deviceID && !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }
+        let vanished = folders.readers.keys.filter { $0 != deviceID && !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }
         return (changed, vanished)
     }
 
@@ -50,7 +50,7 @@ extension EngineState {
     mutating func merge(_ batch: DeviceFolderReader.Batch, from device: DeviceID) -> Set<StoreKey> {
         history.take(batch, from: device)
         var records = admit(batch, from: device)
-        if let adopted = adoptedUpTo[device] { records.removeAll { $0.stamp.time <= adopted } }
+        if let adopted = folders.adoptedUpTo[device] { records.removeAll { $0.stamp.time <= adopted } }
         return noteVisibleChanges(batch.replacesAll ? merged.replace(recordsIn: device, with: records)
                                                     : merged.apply(records, in: device))
     }
@@ -68,17 +68,17 @@ extension EngineState {
         if let lastOwnStamp { clock.observe(lastOwnStamp) }  // its folder may be gone, and adopted by others
         guard let progress = sync.progress(of: deviceID) else { return }
         for time in progress.read.values { clock.observe(time) }
-        remembered = progress.read.filter { $0.key != deviceID }
+        folders.remembered = progress.read.filter { $0.key != deviceID }
     }
 
     /// How far this device has read every other one it knows, as its
     /// progress file says it (``ProgressPublisher``); nil when it publishes
     /// nothing (opened read-only, or another process took its folder).
     func readProgress(closing: Bool = false) -> ReadProgress? {
-        guard !context.isReadOnly && !writer.isDisplaced else { return nil }
-        var read = remembered.filter { readers[$0.key] == nil && !isRetired($0.key) }
-        for device in readers.keys where device != deviceID { read[device] = mergedUpTo(device) ?? ReadProgress.nothing }
-        return ReadProgress(own: ownLatest, read: read, closed: closing)
+        guard !context.isReadOnly && !journal.writer.isDisplaced else { return nil }
+        var read = folders.remembered.filter { folders.readers[$0.key] == nil && !isRetired($0.key) }
+        for device in folders.readers.keys where device != deviceID { read[device] = folders.mergedUpTo(device) ?? ReadProgress.nothing }
+        return ReadProgress(own: journal.latest, read: read, closed: closing)
     }
 
     /// What changed while this device was away, against what it showed when
@@ -86,7 +86,7 @@ extension EngineState {
     /// changed (its own writes are not news to it), and the keys newly set
     /// aside. Counts as the first sync.
     mutating func changedSince(_ seen: (visible: [StoreKey: Stamp], setAside: [StoreKey: Stamp])) -> (changed: [StoreKey], setAside: [StoreKey]) {
-        lastSyncTime = Date()
+        folders.lastSyncTime = Date()
         let shown = Set(seen.visible.keys).union(merged.visible.keys)
         let changed = shown.filter { key in
             let entry = merged.visible[key]

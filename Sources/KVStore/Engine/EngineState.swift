@@ -1,8 +1,10 @@
 import Foundation
 
 /// What reads and writes of a store need, and the operations on it: the
-/// merge of every device folder's records, this device's journal writer,
-/// the readers of the folders, and what the folders say of each other.
+/// merge of every device folder's records, this device's own journal
+/// (``OwnJournal``), what it knows of the folders (``FolderView``), and
+/// their history (``HistoryIndex``). Its methods are the operations that
+/// need more than one of these; what needs one alone is a method of that one.
 ///
 /// It lives inside the store's `Mutex` (``DeviceStore``), and its methods
 /// are exactly the operations that need that lock, as LevelDB marks its
@@ -16,40 +18,14 @@ struct EngineState {
     let context: StoreContext
     /// The last-writer-wins merge of the folders' records, with the quota rule on top.
     var merged: MergedState
-    /// Appends this device's records to its folder.
-    var writer: JournalWriter
-    /// Held while this device's journal grows, by whichever of its processes
-    /// appends (``startAppending()``); nil when the store was opened read-only.
-    let journalLock: FileLock?
-    /// What the device's other processes wrote that this one read while
-    /// appending, for the store to report once it lets go of the lock.
-    var fromOtherProcesses = OtherProcessesWrites()
-    /// A reader per device folder that is read, this device's own included.
-    var readers: [DeviceID: DeviceFolderReader] = [:]
-    /// Other devices' records stamped too far ahead of this device's clock, for later.
-    var heldBack = HeldBackRecords()
+    /// This device's own journal: its writer, its processes' lock, its latest stamp.
+    var journal: OwnJournal
+    /// What this device knows of the device folders: their readers, what they say of each other.
+    var folders: FolderView
     /// What history knows of the versions the folders hold (values stay in the files).
     var history = HistoryIndex()
     /// The store's retention setting as last read from the folders, and when (``retentionSetting()``).
     var retentionRead: (setting: RetentionSetting?, at: ContinuousClock.Instant)?
-    /// This device's own records stamped too far ahead of its clock, to be rewritten.
-    var ownAhead = OwnRecordsAhead()
-    /// Per device folder, what it says it adopted (``Adoption``), this device's own included.
-    var adoptions: [DeviceID: [DeviceID: Adoption]] = [:]
-    /// Per adopted device, the stamp up to which its own folder's records are ignored: the adoptions in force here.
-    var adoptedUpTo: [DeviceID: HLCTimestamp] = [:]
-    /// Devices this device has read whose folders are not here now (vanished,
-    /// or not arrived yet after a restart), with how far it had read them:
-    /// they stay in its progress, and hold tombstones back, until retired.
-    var remembered: [DeviceID: HLCTimestamp] = [:]
-    /// The names devices gave themselves, remembered should their folders go.
-    var names: [DeviceID: String] = [:]
-    /// The sync directory's store id; empty until it arrives.
-    var storeID: String
-    /// The latest stamp in this device's own folder: what its progress calls `own`.
-    var ownLatest: HLCTimestamp?
-    /// When other devices' records were last read.
-    var lastSyncTime: Date?
     /// Keys whose visible entry changed and that the visibility observers have not been told of.
     var unannouncedKeys: Set<StoreKey> = []
     /// Whether the store is closed: nothing is written any more.
@@ -62,13 +38,12 @@ struct EngineState {
     init(context: StoreContext, writer: JournalWriter, journalLock: FileLock?, ownReader: DeviceFolderReader,
          own: DeviceFolderReader.Batch, storeID: String, lastOwnStamp: HLCTimestamp?) {
         self.context = context
-        self.writer = writer
-        self.journalLock = journalLock
-        self.storeID = storeID
+        journal = OwnJournal(writer: writer, lock: journalLock)
+        folders = FolderView(storeID: storeID)
         merged = MergedState(owner: context.deviceID)
-        readers[context.deviceID] = ownReader
+        folders.readers[context.deviceID] = ownReader
         _ = merge(own, from: deviceID)
-        ownLatest = latestAdmitted(own, of: deviceID)
+        journal.latest = latestAdmitted(own, of: deviceID)
         observePublishedProgress(lastOwnStamp: lastOwnStamp)
         _ = readOtherDevices()
     }
@@ -114,7 +89,7 @@ struct EngineState {
         let changed = merged.apply(records, in: deviceID)
         // The caller knows what it wrote; the quota rule may have moved other keys.
         unannouncedKeys.formUnion(changed.subtracting(records.flatMap { $0.changes.map(\.key) }))
-        return WriteOutcome(records: records, displaced: merged.setAside.subtracting(setAsideBefore), compactionDue: writer.shouldCompact)
+        return WriteOutcome(records: records, displaced: merged.setAside.subtracting(setAsideBefore), compactionDue: journal.writer.shouldCompact)
     }
 
     /// Stamps `operations` and appends them to this device's journal in one
@@ -132,13 +107,8 @@ struct EngineState {
             for change in record.changes { written[change.key] = record.stamp }
             records.append(record)
         }
-        let locations = try writer.append(records)
+        let locations = try journal.append(records, ownReader: folders.readers[deviceID])
         history.add(zip(records, locations), in: deviceID)
-        let bytes = locations.reduce(0) { $0 + $1.length }
-        ownLatest = records.last?.stamp.time ?? ownLatest
-        if let reader = readers[deviceID], let latest = ownLatest, reader.segmentGeneration == writer.generation {
-            reader.advance(pastOwnAppend: bytes, latest: latest)
-        }
         return records
     }
 
@@ -177,16 +147,11 @@ struct EngineState {
     /// A device's name: as its folder says (remembered once read), or as an adoption of it says, or its id.
     mutating func displayName(of device: DeviceID) -> String {
         if device == deviceID { return context.deviceName }
-        if let name = names[device] ?? sync.name(of: device) {
-            names[device] = name
+        if let name = folders.names[device] ?? sync.name(of: device) {
+            folders.names[device] = name
             return name
         }
-        return Self.adoptedName(of: device, in: adoptions) ?? device.hex
-    }
-
-    /// The name an adoption of `device` gives it, if any.
-    static func adoptedName(of device: DeviceID, in adoptions: [DeviceID: [DeviceID: Adoption]]) -> String? {
-        adoptions.values.lazy.compactMap { $0[device]?.name }.first
+        return FolderView.adoptedName(of: device, in: folders.adoptions) ?? device.hex
     }
 
     // MARK: Closing
@@ -203,7 +168,7 @@ struct EngineState {
     mutating func close() -> Closing? {
         guard !isClosed else { return nil }
         isClosed = true
-        return Closing(syncPoint: (try? writer.syncPoint()) ?? nil, visible: merged.visible.mapValues(\.stamp),
+        return Closing(syncPoint: (try? journal.writer.syncPoint()) ?? nil, visible: merged.visible.mapValues(\.stamp),
                        setAside: merged.winners.filter { merged.setAside.contains($0.key) }.mapValues(\.stamp))
     }
 }

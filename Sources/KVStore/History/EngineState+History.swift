@@ -28,7 +28,7 @@ extension EngineState {
     /// (``Adoption``), and a record stamped past the clock's horizon is held
     /// back, or rewritten if it is this device's (docs/sync.md § Stamps from the future).
     private func isHidden(_ folder: DeviceID, _ time: HLCTimestamp) -> Bool {
-        adoptedUpTo[folder].map { time <= $0 } ?? false || time > clock.horizon()
+        folders.adoptedUpTo[folder].map { time <= $0 } ?? false || time > clock.horizon()
     }
 
     /// What the retention keeps now of the versions that are not current

@@ -58,10 +58,10 @@ final class DeviceFolderReader {
     private(set) var contiguous: HLCTimestamp?
     /// The latest stamp read from the folder.
     private(set) var newest: HLCTimestamp?
+    /// The problems of the last read, and the warnings said.
+    private var report: ReaderReport
     /// What keeps the last read from reading everything the folder holds.
-    private(set) var problems: [SyncWarning] = []
-    private var warned: Set<String> = []
-    private let warn: (String) -> Void
+    var problems: [SyncWarning] { report.problems }
     /// Whether it reads on into later segments that no snapshot introduces
     /// (``init(device:folder:ownFolder:warn:)``).
     private let readsOnIntoLaterSegments: Bool
@@ -84,7 +84,7 @@ final class DeviceFolderReader {
     init(device: DeviceID, folder: DeviceFolder, ownFolder: Bool = false, warn: @escaping (String) -> Void) {
         self.device = device
         self.folder = folder
-        self.warn = warn
+        report = ReaderReport(device: device, warn: warn)
         readsOnIntoLaterSegments = ownFolder
     }
 
@@ -101,7 +101,7 @@ final class DeviceFolderReader {
     func readNew() -> Batch {
         let listing = folder.listing()
         var batch = Batch()
-        problems = []
+        report.startRead()
         stoppedAtReadLimit = false
         readNewestSnapshot(listing.snapshots, into: &batch)
         var wentBack = false
@@ -110,7 +110,7 @@ final class DeviceFolderReader {
                 if left == nil { left = position }
                 position = Position(generation: next, offset: 0, tailOffset: 0, inOrder: false)
             } else if !wentBack, let back = left, listing.segments.contains(back.generation) {
-                warn("\(folder.segmentPath(segmentGeneration)) vanished; reading \(DeviceFolder.segmentName(back.generation)) again from where it was left")
+                report.warn("\(folder.segmentPath(segmentGeneration)) vanished; reading \(DeviceFolder.segmentName(back.generation)) again from where it was left")
                 (position, left, wentBack) = (back, nil, true)
             } else {
                 break
@@ -122,7 +122,7 @@ final class DeviceFolderReader {
             guard readSegment(into: &batch) else { break }
         }
         if let stray = listing.segments.first(where: { $0 > segmentGeneration }), listing.segments.contains(segmentGeneration) {
-            reportAndWarn(.outOfOrder, file: folder.segmentPath(stray), message: """
+            report.noteAndWarn(.outOfOrder, file: folder.segmentPath(stray), message: """
                 \(folder.segmentPath(stray)) is ahead of \(DeviceFolder.segmentName(segmentGeneration)), which is still \
                 there, with no snapshot between: kvfs keeps reading \(DeviceFolder.segmentName(segmentGeneration))
                 """, fix: "if the device did not write it (a stray copy, a synchronizer's leftover), delete it")
@@ -187,15 +187,15 @@ final class DeviceFolderReader {
         if bytes.count == Self.readLimit { stoppedAtReadLimit = true }
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
         for range in scan.skipped {
-            reportAndWarn(.corrupt, file: path, message: "\(path): skipped \(range.count) corrupt bytes at offset \(offset + range.lowerBound)",
-                          fix: "nothing to do if the device is healthy; if it recurs, check the disk and the synchronizer")
+            report.noteAndWarn(.corrupt, file: path, message: "\(path): skipped \(range.count) corrupt bytes at offset \(offset + range.lowerBound)",
+                               fix: "nothing to do if the device is healthy; if it recurs, check the disk and the synchronizer")
         }
         if let range = scan.unreadable {
-            reportAndWarn(.hole, file: path, message: "\(path): \(range.count) bytes at offset \(offset + range.lowerBound) are not whole records (corrupt, or still arriving); reading stops there until they are",
-                   fix: "wait for the synchronizer; if it stays, the copy is damaged: delete the file here and let the synchronizer copy it again")
+            report.noteAndWarn(.hole, file: path, message: "\(path): \(range.count) bytes at offset \(offset + range.lowerBound) are not whole records (corrupt, or still arriving); reading stops there until they are",
+                               fix: "wait for the synchronizer; if it stays, the copy is damaged: delete the file here and let the synchronizer copy it again")
         }
         if scan.settledOffset < scan.resumeOffset {
-            reportAndWarn(.hole, file: path, message: """
+            report.noteAndWarn(.hole, file: path, message: """
                 \(path) has bytes at offset \(offset + scan.settledOffset) that are not whole records yet (a \
                 synchronizer still filling them in?); the records after them are read, but this device counts as \
                 read only up to before them
@@ -224,8 +224,8 @@ final class DeviceFolderReader {
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
         guard let last = scan.records.last, case let .snapshotEnd(count) = last.operation,
               Int(count) == scan.records.count - 1, scan.skipped.isEmpty, !scan.stoppedEarly else {
-            reportAndWarn(.incompleteSnapshot, file: path, message: "\(path): incomplete or corrupt snapshot; waiting for a whole one",
-                   fix: "wait for the synchronizer to finish copying it; if it stays, the copy is damaged: delete it here and let the synchronizer copy it again")
+            report.noteAndWarn(.incompleteSnapshot, file: path, message: "\(path): incomplete or corrupt snapshot; waiting for a whole one",
+                               fix: "wait for the synchronizer to finish copying it; if it stays, the copy is damaged: delete it here and let the synchronizer copy it again")
             return nil
         }
         let locations = scan.frames.dropLast().map { frame in
@@ -239,9 +239,9 @@ final class DeviceFolderReader {
         do throws(KVStoreError) {
             return try folder.read((path as NSString).lastPathComponent, from: offset, limit: Self.readLimit)
         } catch {
-            warnOnce("\(error); skipped")
-            report(.unreadable, file: path, message: "\(error)",
-                   fix: "it must be a regular file you can read (not a link, a folder or a FIFO): fix its owner and mode (chmod 600), or delete it")
+            report.warnOnce("\(error); skipped")
+            report.note(.unreadable, file: path, message: "\(error)",
+                        fix: "it must be a regular file you can read (not a link, a folder or a FIFO): fix its owner and mode (chmod 600), or delete it")
             return nil
         }
     }
@@ -253,25 +253,9 @@ final class DeviceFolderReader {
         indices.filter { index in
             let record = scan.records[index]
             if record.stamp.device == device { return true }
-            reportAndWarn(.foreignRecords, file: path, message: "\(path): skipped records stamped by another device (\(record.stamp.device.hex))",
-                          fix: "a device's folder holds only its own writes: delete the file if it is not the device's")
+            report.noteAndWarn(.foreignRecords, file: path, message: "\(path): skipped records stamped by another device (\(record.stamp.device.hex))",
+                               fix: "a device's folder holds only its own writes: delete the file if it is not the device's")
             return false
         }
-    }
-
-    /// Notes a problem of this read, for the status.
-    private func report(_ kind: SyncWarning.Kind, file: String, message: String, fix: String) {
-        let problem = SyncWarning(kind: kind, device: device.hex, file: file, message: message, fix: fix)
-        if !problems.contains(problem) { problems.append(problem) }
-    }
-
-    /// Notes a problem for the status, and says it once in the log.
-    private func reportAndWarn(_ kind: SyncWarning.Kind, file: String, message: String, fix: String) {
-        warnOnce(message)
-        report(kind, file: file, message: message, fix: fix)
-    }
-
-    private func warnOnce(_ message: String) {
-        if warned.insert(message).inserted { warn(message) }
     }
 }

@@ -164,7 +164,7 @@ struct RetireTests {
         var all = expected
         all["m1"] = .string("m1's own")
         #expect(m2.values == all)
-        let adopted = m2.engine.withLock { [m2] state in state.adoptions[m2.deviceID]?.keys.sorted() }
+        let adopted = m2.engine.withLock { [m2] state in state.folders.adoptions[m2.deviceID]?.keys.sorted() }
         #expect(adopted == [m1.deviceID, m3].sorted())
         #expect(try freshValues() == all)
     }
