@@ -96,9 +96,11 @@ final class LogSink: Sendable {
         clock_gettime(CLOCK_REALTIME, &time)
         var parts = tm()
         gmtime_r(&time.tv_sec, &parts)
-        var text = [CChar](repeating: 0, count: 24)
-        strftime(&text, text.count, "%Y-%m-%dT%H:%M:%S", &parts)
-        return String(cString: text) + "." + String(1000 + time.tv_nsec / 1_000_000).dropFirst() + "Z"
+        var text = [UInt8](repeating: 0, count: 24)
+        let length = text.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { strftime($0.baseAddress, $0.count, "%Y-%m-%dT%H:%M:%S", &parts) }
+        }
+        return String(decoding: text[..<length], as: UTF8.self) + "." + String(1000 + time.tv_nsec / 1_000_000).dropFirst() + "Z"
     }
 
     /// Opens `path` for appending (owner-only, never through a link) as standard error.

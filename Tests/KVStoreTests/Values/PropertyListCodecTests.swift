@@ -8,7 +8,7 @@ import Testing
 struct PropertyListCodecTests {
     static let sample = PropertyListValue.dictionary([
         "text": .string("héllo <&> \"wörld\" ☕\t\n"), "empty": .string(""), "int": .integer(Int64.min), "max": .integer(Int64.max),
-        "small": .integer(200), "wide": .integer(70_000), "real": .real(0.1), "tiny": .real(5e-324), "big": .real(1e300),
+        "small": .integer(200), "wide": .integer(70_000), "real": .real(0.1), "tiny": .real(.leastNonzeroMagnitude), "big": .real(1e300),
         "yes": .bool(true), "no": .bool(false), "when": .date(Date(timeIntervalSinceReferenceDate: 817_035_302)),
         "bytes": .data(Data((0...255).map { UInt8($0) })), "none": .data(Data()),
         "list": .array([.integer(1), .array([]), .dictionary([:]), .string(String(repeating: "long ", count: 20))]),
