@@ -24,6 +24,12 @@ import Glibc
 ///   and what its further `stat`s measure until then (the kernel itself
 ///   asks again just before the open, to check permissions); otherwise (or
 ///   if that thread never opens) a fresh one is made at open.
+/// Whatever size a thread is told, the document it reads (its open
+/// handles', or the one its next open takes) is exactly that long: one
+/// shorter is padded with spaces before its closing newline (JSON's
+/// whitespace), so a reader that trusts the size meets the end of the file
+/// where the size says, even when another handle's longer document set it
+/// (a handle whose release FUSE has not delivered yet, another thread's).
 /// Threads, not processes, because FUSE names the calling thread.
 final class StatusFile: ServedFile {
     /// How long a document made for a thread's `stat` waits for that thread's
@@ -44,10 +50,18 @@ final class StatusFile: ServedFile {
         var longestServed: [UInt8]? { served.values.map(\.document).max { $0.count < $1.count } }
         var longestServedLength: Int { longestServed?.count ?? 0 }
 
-        /// Keeps `document`, made for `thread`'s `stat`, for its next open.
-        mutating func keepForOpen(_ document: [UInt8], by thread: pid_t) {
+        /// Keeps `document`, made for `thread`'s `stat`, for its next open,
+        /// padded to `length` (``StatusFile/padded(_:to:)``).
+        mutating func keepForOpen(_ document: [UInt8], by thread: pid_t, length: Int) {
             forgetStale()
-            madeForOpen[thread] = (document, .now)
+            madeForOpen[thread] = (StatusFile.padded(document, to: length), .now)
+        }
+
+        /// Pads the documents of the handles `thread` opened to `length`.
+        mutating func padServed(of thread: pid_t, to length: Int) {
+            for (handle, entry) in served where entry.opener == thread && entry.document.count < length {
+                served[handle]?.document = StatusFile.padded(entry.document, to: length)
+            }
         }
 
         /// Takes the document made for `thread`'s `stat`, if it was made within ``statToOpen``.
@@ -57,10 +71,12 @@ final class StatusFile: ServedFile {
         }
 
         /// The length of the document made for `thread`'s earlier `stat`, if
-        /// it still waits for that thread's open.
-        mutating func lengthMadeForOpen(by thread: pid_t) -> Int? {
+        /// it still waits for that thread's open, padded first to `atLeast`.
+        mutating func lengthMadeForOpen(by thread: pid_t, atLeast: Int) -> Int? {
             forgetStale()
-            return madeForOpen[thread]?.document.count
+            guard let made = madeForOpen[thread] else { return nil }
+            madeForOpen[thread]?.document = StatusFile.padded(made.document, to: atLeast)
+            return max(made.document.count, atLeast)
         }
 
         private mutating func forgetStale() {
@@ -91,19 +107,30 @@ final class StatusFile: ServedFile {
                 // A thread that holds it open (its fstat comes without the
                 // handle, or its close's release is still on its way): the
                 // longest document served, which its next open serves too.
-                state.keepForOpen(longest, by: asker)
+                state.padServed(of: asker, to: longest.count)
+                state.keepForOpen(longest, by: asker, length: longest.count)
                 return longest.count
             }
             // The kernel asks again at the open itself (its permission check):
             // the same document, so the open serves what the stat measured.
-            return state.lengthMadeForOpen(by: asker).map { max($0, state.longestServedLength) }
+            return state.lengthMadeForOpen(by: asker, atLeast: state.longestServedLength)
         }
         if let known { return known }
         let document = make()  // without the lock: it takes the store's
         return state.withLock { state in
-            state.keepForOpen(document, by: asker)
-            return max(document.count, state.longestServedLength)
+            let length = max(document.count, state.longestServedLength)
+            state.keepForOpen(document, by: asker, length: length)
+            return length
         }
+    }
+
+    /// `document` made `length` bytes long with spaces, before its closing
+    /// newline if it has one (a shell's `tail -1` still shows the JSON).
+    static func padded(_ document: [UInt8], to length: Int) -> [UInt8] {
+        guard document.count < length else { return document }
+        let spaces = [UInt8](repeating: 0x20, count: length - document.count)
+        guard document.last == 0x0A else { return document + spaces }
+        return document.dropLast() + spaces + [0x0A]
     }
 
     var modified: Timestamp { .now() }

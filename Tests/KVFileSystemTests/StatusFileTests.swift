@@ -79,6 +79,25 @@ struct StatusFileTests {
         #expect(broken.load(ordering: .relaxed) == 0)
     }
 
+    @Test("a handle whose release is late serves a longer document: the next open's fstat is that length, and the new document is exactly that long, whole JSON ending in a newline")
+    func lateReleaseOfALongerDocument() {
+        let lengths = Atomic(0)
+        let file = StatusFile(make: {  // each document shorter than the one before
+            let made = lengths.add(1, ordering: .relaxed).newValue
+            return Array("{\"pad\":\"\(String(repeating: "x", count: 400 - made))\"}\n".utf8)
+        })
+        file.open(1, opener: 7)
+        let first = file.size(for: nil, asker: 7)
+        file.open(2, opener: 7)  // handle 1's RELEASE has not arrived
+        let size = file.size(for: nil, asker: 7)
+        let bytes = Self.read(file, 2, size: size)
+        #expect(size == first)
+        #expect(bytes.count == size && Self.read(file, 2, size: .max) == bytes && Self.isWholeJSON(bytes) && bytes.last == 0x0A)
+        let size8 = file.size(for: nil, asker: 8)  // another thread's stat, while 7's handles are open: its open reads that much
+        file.open(3, opener: 8)
+        #expect(Self.read(file, 3, size: .max).count == size8 && Self.isWholeJSON(Self.read(file, 3, size: .max)))
+    }
+
     @Test("lseek(SEEK_END), which sends the handle, gets the handle's own document's length")
     func sizeByHandle() {
         let file = StatusFile(make: Self.documents())
