@@ -17,6 +17,7 @@
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
+#        KVFS_BENCH_ONLY=fsops mount-scripts/benchmark.sh     (sections 1 to 3: the before-and-after comparison)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -110,6 +111,16 @@ mount -t tmpfs -o size=64m tmpfs "$work/tmpfs" && mounts+=("$work/tmpfs")
 "$work/bin/memfs" "$work/memfs" && mounts+=("$work/memfs")
 "$work/bin/memfs_ll" "$work/memfs_ll" && mounts+=("$work/memfs_ll")
 "$bin/kvfs" mount "$work/kvfs" --sync-dir "$work/sync" --state-dir "$work/state" && mounts+=("$work/kvfs")
+pid=$(jq -r .pid "$work/kvfs/.kvfs/status")
+# What the daemon spends besides the answers: its CPU time (utime + stime, in clock ticks), and the
+# wake-ups of its sync watcher (the thread named kvfs-watcher), which its own appends must not cause one each.
+daemon_cpu() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+watcher_wakeups() {
+    local t; for t in /proc/"$pid"/task/*; do
+        [ "$(cat "$t/comm")" = kvfs-watcher ] && awk '/ctxt_switches/ {n += $2} END {print n}' "$t/status" && return
+    done; echo 0
+}
+cpu_before=$(daemon_cpu) wakeups_before=$(watcher_wakeups)
 
 # fsops: one round per filesystem in turn, $rounds times (interleaved), each run's medians kept.
 for r in $(seq 1 "$rounds"); do
@@ -138,8 +149,9 @@ print(f"{fs}\tshell: 1000 x (create, overwrite, read) (ms)\t{loop_ms:.1f}")
 PY
     done
 done
-pid=$(jq -r .pid "$work/kvfs/.kvfs/status")
 rss_after_fsops=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+cpu_fsops=$(( $(daemon_cpu) - cpu_before )) wakeups_fsops=$(( $(watcher_wakeups) - wakeups_before ))
+writes_fsops=$(( rounds * (3 * keys + 5000) ))  # fsops: create, overwrite, unlink; shell: s (create, overwrite, unlink), l (create, unlink)
 
 echo
 echo "fsops: $keys keys of $bytes bytes, $rounds interleaved rounds, median ns per operation; ls -l and shell loop in ms"
@@ -161,6 +173,7 @@ for op, v in rows.items():
           + f"{med['kvfs']/med['memfs']:>12.2f}{med['kvfs']/med['memfs_ll']:>9.2f}")
 PY
 echo "kvfs daemon RSS after these runs: $((rss_after_fsops / 1024)) MiB"
+echo "kvfs daemon during these runs: $writes_fsops writes, $(( cpu_fsops * 1000 / $(getconf CLK_TCK) )) ms of CPU, its sync watcher woke $wakeups_fsops times"
 
 # ---- 3: FUSE requests per shell operation ----
 "$bin/kvfs" unmount "$work/kvfs"; forget "$work/kvfs"
@@ -207,6 +220,10 @@ for op, v in rows.items():
     print(f"{op:26}{v['kvfs'][0]:>6}{v['memfs'][0]:>7}  {v['kvfs'][1]} | {v['memfs'][1]}")
 PY
 for m in "$work/kvfs-d" "$work/memfs-d"; do fusermount3 -u "$m"; forget "$m"; done
+if [ "${KVFS_BENCH_ONLY:-}" = fsops ]; then
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
 wait
 
 # ---- 4: overwrite latency with the journal on ext4 on a loop device ----

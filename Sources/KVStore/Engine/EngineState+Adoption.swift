@@ -89,7 +89,7 @@ extension EngineState {
     mutating func applyAdoptions() -> Set<StoreKey> {
         // The other folders' adoptions were taken as each was read (`read(_:seen:onlyIfChanged:)`); only
         // folders that adopted something are kept: `isRetired` and the status look through every entry
-        // for each device, which with an entry per folder cost n² (minutes, with the store's lock held,
+        // for each device, which with an entry per folder cost n² (minutes under the store's lock,
         // for a sync directory holding 20,000 empty device folders).
         // This device's own are kept here; its other processes may have adopted more (`kvfs retire`).
         // Those count once this process has read the snapshot that holds the copies.

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 import SystemPackage
 #if canImport(Glibc)
@@ -52,10 +53,10 @@ public final class SyncWatcher: Sendable {
         stopPipe = try? FileDescriptor.pipe(options: .closeOnExec)
         watchFolders()
         let thread = Thread { [self] in
+            ThreadName.set(SyncWatcher.threadName)  // for `ps -L`, and the benchmark, which counts its wake-ups
             run()
             finished.store(true, ordering: .releasing)
         }
-        thread.name = "kvfs-sync-watcher"
         thread.start()
     }
 
@@ -74,8 +75,8 @@ public final class SyncWatcher: Sendable {
 
     /// Watches the sync directory, its devices folder and every device's
     /// folder, this device's own included (its other processes write there).
-    /// Called after every wake-up, so that a folder that appeared (a new
-    /// device) or was made again is watched before the refresh reads it;
+    /// Called after every wake-up but those for the own folder alone, so that
+    /// a folder that appeared (a new device) or was made again is watched before the refresh reads it;
     /// adding a watch that exists is a no-op. The folders are the ones the
     /// store reads, below the sync directory it holds (``HeldFolder``), even
     /// once its path names another.
@@ -121,6 +122,22 @@ public final class SyncWatcher: Sendable {
         }
     }
 
+    /// The watcher thread's name, as the kernel knows it (at most 15 bytes).
+    static let threadName = "kvfs-watcher"
+
+    /// How long the own folder's events settle before it is looked at: a
+    /// process appending in a loop (a write every 0.1 ms) wakes the watcher
+    /// once per this, and another process's write shows here this much later.
+    static let ownSettling: TimeInterval = 0.005
+
+    /// Waits ``ownSettling`` unless told to stop (`stop`, the stop pipe's
+    /// poll entry); returns whether to stop.
+    private func settle(_ stop: pollfd) -> Bool {
+        var stopOnly = [stop]
+        _ = poll(&stopOnly, 1, Int32(Self.ownSettling * 1000))
+        return stopping.load(ordering: .acquiring)
+    }
+
     private func run() {
         // poll(2) and inotify have no swift-system wrappers.
         var descriptors = [pollfd(fd: stopPipe?.readEnd.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
@@ -131,13 +148,21 @@ public final class SyncWatcher: Sendable {
             _ = poll(&descriptors, nfds_t(descriptors.count), Int32(pollInterval * 1000))
             if stopping.load(ordering: .acquiring) { return }
             if inotify >= 0 {
-                let events = drainEvents(into: &buffer)  // one refresh covers every event
-                watchFolders()
+                var events = drainEvents(into: &buffer)  // one refresh covers every event
+                if events.any && events.ownOnly {
+                    // Each of this process's own appends is such an event: a burst of them settles
+                    // first, and costs one look at the folder instead of a wake-up (and a wait for the
+                    // store's lock, which the write still holds) each.
+                    if settle(descriptors[0]) { return }
+                    events.ownOnly = drainEvents(into: &buffer).ownOnly
+                }
                 // Polling goes on meanwhile: the own folder's events may come faster than the interval.
+                // No other folder can have appeared (that is an event of `devices`): none to watch.
                 if events.any && events.ownOnly && Date().timeIntervalSince(lastRefresh) < pollInterval {
                     store.refreshOwnFolder()
                     continue
                 }
+                watchFolders()
             }
             store.refresh(onlyChangedFolders: inotify >= 0)  // the folders' status is current where inotify works
             lastRefresh = Date()

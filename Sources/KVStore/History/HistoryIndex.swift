@@ -78,7 +78,7 @@ struct HistoryIndex {
     /// Adds records and where they lie in `folder` (read there, or appended there by this device).
     mutating func add(_ located: some Sequence<(JournalRecord, RecordLocation)>, in folder: DeviceID) {
         revision &+= 1
-        var versions = folders[folder] ?? [:]
+        var versions = folders.removeValue(forKey: folder) ?? [:]  // taken out, not copied: it is changed in place
         for (record, location) in located {
             let writer = number(of: record.stamp.device)
             for (key, value, base) in record.changesWithBases {
@@ -108,7 +108,7 @@ struct HistoryIndex {
     /// segments and snapshots) are those now, and the ones appended since to
     /// segment `generation` stay where they are.
     mutating func replaceSnapshot(of folder: DeviceID, generation: UInt64, with located: [(JournalRecord, RecordLocation)]) {
-        var versions = folders[folder] ?? [:]
+        var versions = folders.removeValue(forKey: folder) ?? [:]  // taken out, not copied: it is changed in place
         for key in Array(versions.keys) {
             let kept = versions[key]!.filter { $0.generation == generation && !$0.inSnapshot || $0.generation > generation }
             versions[key] = kept.isEmpty ? nil : kept
