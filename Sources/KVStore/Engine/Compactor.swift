@@ -1,3 +1,4 @@
+import LinuxSystem
 import Synchronization
 
 /// Compacts this device's journal into a snapshot of what its folder keeps
@@ -208,9 +209,21 @@ final class Compactor: Sendable {
         case started(JournalWriter.Compaction, stamp: HLCTimestamp, generation: UInt64)
     }
 
-    /// One compaction, its phase held: the three steps.
+    /// One compaction, its phase held. Once its snapshot is written, what
+    /// it held in memory (every record the snapshot keeps, history's older
+    /// versions among them, and their frames: tens of megabytes with a full
+    /// history of small values) goes back to the system, instead of staying
+    /// in the daemon's resident size until the next compaction.
     private func run(_ engine: borrowing Mutex<EngineState>, _ phase: inout Phase,
                      _ additions: (inout EngineState) -> Additions?) -> Outcome {
+        let outcome = runSteps(engine, &phase, additions)
+        if case .written = outcome { Heap.returnFreedMemory() }
+        return outcome
+    }
+
+    /// One compaction, its phase held: the three steps.
+    private func runSteps(_ engine: borrowing Mutex<EngineState>, _ phase: inout Phase,
+                          _ additions: (inout EngineState) -> Additions?) -> Outcome {
         let unfinished: JournalWriter.Compaction? = if case let .unfinished(compaction) = phase { compaction } else { nil }
         let beginning = engine.withLock { state -> Beginning in
             guard !state.isClosed, !state.journal.writer.isDisplaced else { return .notNeeded }

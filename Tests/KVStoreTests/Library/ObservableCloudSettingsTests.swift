@@ -259,7 +259,7 @@ extension LibraryTests {
             let home = temporaryHome()
             defer { try? FileManager.default.removeItem(atPath: home) }
             await #expect(processExitsWith: .success) { [home = home as String] in
-                try await withDefaultStore(in: home) { _ in
+                await withDefaultStore(in: home) { _ in
                     // The seed's initializer call, as it writes it.
                     let cloudSettings = QuickStart.CloudSettings(prefix: "myApp_", syncImmediately: true, developmentMode: false)
                     #expect(cloudSettings.store === NSUbiquitousKeyValueStore.default)

@@ -52,7 +52,7 @@ func record(_ device: DeviceID, _ milliseconds: UInt64, _ operation: JournalReco
 /// Appends bytes to a file, creating it (and its folder).
 func append(_ bytes: [UInt8], to path: String) throws {
     try Files.makeDirectory((path as NSString).deletingLastPathComponent)
-    if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
     let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? file.close() }
     try file.seekToEnd()

@@ -27,7 +27,7 @@ extension LibraryTests {
             let home = temporaryHome()
             defer { try? FileManager.default.removeItem(atPath: home) }
             await #expect(processExitsWith: .success) { [home = home as String] in
-                try await withDefaultStore(in: home) { _ in
+                await withDefaultStore(in: home) { _ in
                     let todo = TodoModel(content: "Sample content")
                     todo.completed = true
                     todo.saveLocally()
@@ -46,7 +46,7 @@ extension LibraryTests {
             let home = temporaryHome()
             defer { try? FileManager.default.removeItem(atPath: home) }
             await #expect(processExitsWith: .success) { [home = home as String] in
-                try await withDefaultStore(in: home) { _ in
+                await withDefaultStore(in: home) { _ in
                     #expect(TodoModel.loadLocally(NSUUID()) == nil)
                 }
             }
@@ -57,7 +57,7 @@ extension LibraryTests {
             let home = temporaryHome()
             defer { try? FileManager.default.removeItem(atPath: home) }
             await #expect(processExitsWith: .success) { [home = home as String] in
-                try await withDefaultStore(in: home) { _ in
+                await withDefaultStore(in: home) { _ in
                     let todo = TodoModel(content: "Sample content")
                     todo.saveLocally()
                     todo.deleteLocally()
@@ -71,7 +71,7 @@ extension LibraryTests {
             let home = temporaryHome()
             defer { try? FileManager.default.removeItem(atPath: home) }
             await #expect(processExitsWith: .success) { [home = home as String] in
-                try await withDefaultStore(in: home) { _ in
+                await withDefaultStore(in: home) { _ in
                     let notSavedTodo = TodoModel(content: "Not in userdefaults")
                     notSavedTodo.deleteLocally()
                     #expect(NSUbiquitousKeyValueStore.default.dictionaryRepresentation.isEmpty)
@@ -84,7 +84,7 @@ extension LibraryTests {
             let home = temporaryHome()
             defer { try? FileManager.default.removeItem(atPath: home) }
             await #expect(processExitsWith: .success) { [home = home as String] in
-                try await withDefaultStore(in: home) { _ in
+                await withDefaultStore(in: home) { _ in
                     let todos = TodosModel()
                     todos.list = [TodoModel(content: "one"), TodoModel(content: "two")]
                     todos.list[1].completed = true
