@@ -283,24 +283,37 @@ final class JournalWriter {
                 records.reduce(0) { $0 + RecordFrame.encode($1).count } + copied.reduce(0) { $0 + $1.location.length }
             }
 
-            /// Snapshot `generation`'s bytes (its records sorted by stamp and
-            /// key, then its closing record) and where each record lies in
-            /// it. A copy whose file is gone is left out: a version of
-            /// history, never a current value, which is always in memory.
-            func bytes(generation: UInt64) -> (bytes: [UInt8], located: [(JournalRecord, RecordLocation)]) {
+
+            /// Writes snapshot `generation` into `file` (its records sorted
+            /// by stamp and key, then its closing record) a piece at a time,
+            /// and returns where each record lies in it: a full history makes
+            /// a snapshot of megabytes, which built whole in one growing
+            /// array took three times its size in memory at its peak. A copy
+            /// whose file is gone is left out: a version of history, never a
+            /// current value, which is always in memory.
+            func write(to file: FileDescriptor, generation: UInt64) throws(SystemCallError) -> [(JournalRecord, RecordLocation)] {
                 let all = (records + copied.compactMap { $0.read() }).sorted {
                     $0.stamp != $1.stamp ? $0.stamp < $1.stamp
                         : ($0.changes.first?.key ?? "") < ($1.changes.first?.key ?? "")
                 }
-                var bytes: [UInt8] = []
+                var pending: [UInt8] = []
+                pending.reserveCapacity(JournalWriter.snapshotWriteSize)
+                var offset = 0
                 var located: [(JournalRecord, RecordLocation)] = []
+                located.reserveCapacity(all.count)
                 for record in all {
                     let frame = RecordFrame.encode(record)
-                    located.append((record, RecordLocation(generation: generation, inSnapshot: true, offset: bytes.count, length: frame.count)))
-                    bytes += frame
+                    located.append((record, RecordLocation(generation: generation, inSnapshot: true, offset: offset, length: frame.count)))
+                    offset += frame.count
+                    pending += frame
+                    if pending.count >= JournalWriter.snapshotWriteSize {
+                        try file.write(all: pending)
+                        pending.removeAll(keepingCapacity: true)
+                    }
                 }
-                bytes += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(all.count))))
-                return (bytes, located)
+                pending += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(all.count))))
+                try file.write(all: pending)
+                return located
             }
         }
 
@@ -333,16 +346,21 @@ final class JournalWriter {
                 self.retired = nil
             }
             try claim?.confirm(in: handle)
-            let snapshot = contents.bytes(generation: generation)
-            try handle.writeAtomically(DeviceFolder.snapshotName(generation), snapshot.bytes)
+            var located: [(JournalRecord, RecordLocation)] = []
+            try handle.writeAtomically(DeviceFolder.snapshotName(generation)) { file throws(SystemCallError) in
+                located = try contents.write(to: file, generation: generation)
+            }
             handle.sync()
             try claim?.confirm(in: handle)
             let listing = folder.listing()
             for old in listing.snapshots where old < generation { handle.remove(DeviceFolder.snapshotName(old)) }
             for old in listing.segments where old < generation { handle.remove(DeviceFolder.segmentName(old)) }
-            return snapshot.located
+            return located
         }
     }
+
+    /// Bytes of a snapshot written to its file at a time (``Compaction``).
+    static let snapshotWriteSize = 256 << 10
 
     /// The device folder, created if missing; a link in its place is refused.
     private static func open(_ folder: DeviceFolder) throws(KVStoreError) -> Folder {

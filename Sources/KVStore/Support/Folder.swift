@@ -161,11 +161,18 @@ final class Folder: Sendable {
     /// earlier version always used) can block the write or be written
     /// through, and two processes writing one file never share a temporary.
     func writeAtomically(_ name: String, _ bytes: [UInt8]) throws(KVStoreError) {
+        try writeAtomically(name) { file throws(SystemCallError) in try file.write(all: bytes) }
+    }
+
+    /// ``writeAtomically(_:_:)`` with the content written by `write`, piece
+    /// by piece, into the temporary file: a large file (a snapshot) need not
+    /// be in memory whole.
+    func writeAtomically(_ name: String, writing write: (FileDescriptor) throws(SystemCallError) -> Void) throws(KVStoreError) {
         try requireWritable()
         let mode = entry(name).map { status in status.type == .regular ? status.permissions.rawValue & 0o600 : 0o600 } ?? 0o600
         let (temporary, file) = try createTemporary(for: name, mode: mode)
         do throws(SystemCallError) {
-            try file.write(all: bytes)
+            try write(file)
             try file.synchronize()
         } catch {
             try? file.close()

@@ -130,6 +130,31 @@ struct HistoryTests {
         #expect(ownRecords(a) == ["k=string(\"day 20\")"], "\(ownRecords(a))")
     }
 
+    @Test("a snapshot of megabytes, written a piece at a time, reads back whole: every value, every version, on this device and another")
+    func aLargeSnapshotReadsBackWhole() throws {
+        let a = try fixture.open("a")
+        defer { a.close(); fixture.cleanup() }
+        let keys = (0..<400).map { StoreKey("key\($0)") }
+        for round in 0..<4 {  // 400 values of 2 KB, then three rounds of older ones: a snapshot of about 3.2 MB
+            for key in keys { try a.set(.string("\(round) \(key) " + String(repeating: "v", count: 2000)), forKey: key) }
+        }
+        a.compact()
+        let snapshots = Files.list(fixture.folder(of: a)).filter { $0.hasPrefix("snapshot-") }
+        #expect(snapshots.count == 1)
+        let size = try #require(try? FileManager.default.attributesOfItem(atPath: fixture.folder(of: a) + "/" + snapshots[0])[.size] as? Int)
+        #expect(size > 12 * JournalWriter.snapshotWriteSize, "\(size) bytes: more than a few pieces")
+        let expected = (0..<4).map { round in keys.map { PropertyListValue.string("\(round) \($0) " + String(repeating: "v", count: 2000)) } }
+        let b = try fixture.open("b")
+        defer { b.close() }
+        for store in [a, b] {
+            for (index, key) in keys.enumerated() {
+                #expect(store.entry(forKey: key)?.value == expected[3][index])
+                #expect(try values(store, key) == (0..<4).map { expected[$0][index] })
+            }
+        }
+        #expect(ownRecords(a).count == 4 * keys.count)
+    }
+
     @Test("the retention keeps the newest versions within its bytes, counted across keys; the oldest go first")
     func retentionBySize() throws {
         let a = try fixture.open("a")
