@@ -246,7 +246,12 @@ final class Compactor: Sendable {
         }
         do throws(KVStoreError) {
             let located = try compaction.finish()
-            engine.withLock { state in state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located) }
+            engine.withLock { state in
+                state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located)
+                if let reader = state.folders.readers[state.deviceID], reader.folder.path == compaction.folder.path {
+                    reader.skipOwnSnapshot(generation, end: stamp)  // not after an account change: another folder
+                }
+            }
             phase = .idle
             return .written(stamp: stamp, generation: generation)
         } catch {

@@ -259,7 +259,8 @@ final class JournalWriter {
     /// replaced by a ``resnapshot(_:copying:stamp:replacing:)``.
     final class Compaction: @unchecked Sendable {
         // @unchecked: immutable but for `retired`; the folder and the retired segment are used by `finish` alone.
-        private let folder: DeviceFolder
+        /// The device folder it compacts.
+        let folder: DeviceFolder
         private let handle: Folder
         /// Checked before the snapshot is written and before old files go: a
         /// copy of this state directory may have taken the folder meanwhile.
