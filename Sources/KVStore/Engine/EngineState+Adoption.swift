@@ -130,7 +130,7 @@ extension EngineState {
 
     /// Whether `device` was retired and nothing it wrote since was read here: nobody waits for it any more.
     func isRetired(_ device: DeviceID) -> Bool {
-        folders.saysRetired(device) && (merged.folders[device] ?? [:]).isEmpty
+        FolderView.saysRetired(device, in: folders.adoptions) && (merged.folders[device] ?? [:]).isEmpty
     }
 
     /// Reads a device's folder again from its beginning.

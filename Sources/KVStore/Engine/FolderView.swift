@@ -36,8 +36,8 @@ struct FolderView {
         return min(read, HLCTimestamp(rawValue: held.rawValue - 1))
     }
 
-    /// Whether some folder says it retired `device`.
-    func saysRetired(_ device: DeviceID) -> Bool {
+    /// Whether some folder of `adoptions` says it retired `device`.
+    static func saysRetired(_ device: DeviceID, in adoptions: [DeviceID: [DeviceID: Adoption]]) -> Bool {
         adoptions.values.contains { $0[device]?.retired == true }
     }
 

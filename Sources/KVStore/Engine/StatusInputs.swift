@@ -81,7 +81,7 @@ struct StatusInputs {
     /// none), nothing of it having arrived for `silence` seconds.
     func state(of device: DeviceID, folder: FolderSurvey.Seen?, silence: Double?, staleAfter: TimeInterval) -> DeviceStatus.State {
         if device == deviceID { return .this }
-        if retired.contains(device) || (folder == nil && adoptions.values.contains { $0[device]?.retired == true }) { return .retired }
+        if retired.contains(device) || (folder == nil && FolderView.saysRetired(device, in: adoptions)) { return .retired }
         if folder == nil { return .vanished }
         if folder?.progress?.closed == true { return .stopped }
         return DeviceStatus.State(silence: silence, staleAfter: staleAfter)

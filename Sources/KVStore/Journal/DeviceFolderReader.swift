@@ -182,17 +182,20 @@ final class DeviceFolderReader {
     /// it: this process wrote it (its own compaction), and the merge and
     /// history hold what it keeps already. Read again, a snapshot with a
     /// full history is megabytes to read and decode after each compaction.
-    /// The reader goes on in the segment the compaction began (from its
-    /// start, unless it had gone on into it already). A later snapshot read
-    /// meanwhile is left as it is.
+    /// The reader goes on in the segment the compaction began: from its
+    /// start, read up to the snapshot's end as ``readNewestSnapshot(_:into:)``
+    /// leaves it, unless it had gone on into that segment already. A later
+    /// snapshot read meanwhile is left as it is.
     func skipOwnSnapshot(_ generation: UInt64, end: HLCTimestamp) {
         guard generation > (snapshotGeneration ?? 0), position.generation <= generation else { return }
         snapshotGeneration = generation
         if position.generation < generation {
             position = Position(generation: generation, offset: 0, tailOffset: 0, inOrder: true)
             left = nil
+            contiguous = end
+        } else {
+            contiguous = max(contiguous ?? end, end)
         }
-        contiguous = max(contiguous ?? end, end)
     }
 
     /// Reads the followed segment from where it was left; false when it is

@@ -284,7 +284,6 @@ final class JournalWriter {
                 records.reduce(0) { $0 + RecordFrame.encode($1).count } + copied.reduce(0) { $0 + $1.location.length }
             }
 
-
             /// Writes snapshot `generation` into `file` (its records sorted
             /// by stamp and key, then its closing record) a piece at a time,
             /// and returns where each record lies in it: a full history makes
