@@ -78,6 +78,8 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport"], path: "Tests/Fuzz",
                     exclude: ["Support.swift", "Measure", "corpus", "crashers", "samples"]),
         .testTarget(name: "KVFileSystemTests", dependencies: ["KVFileSystem", "FUSEKit", "KVStore"]),
+        // The README's and docs/'s links and anchors, and the sections code cites, checked.
+        .testTarget(name: "DocsTests", dependencies: ["TestSupport"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests", dependencies: ["LinuxSystem", "TestSupport"]),
     ],
