@@ -31,6 +31,7 @@ public enum FileForm {
     ///
     /// - Parameters:
     ///   - content: the file's bytes at close or fsync.
+    ///   - key: the key written, which a refusal names.
     ///   - existingType: the type the key holds now, or nil for a new key.
     /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` (EINVAL) when the
     ///   content is a broken property list or does not parse as the key's type.
