@@ -212,7 +212,7 @@ public final class DeviceStore: Sendable {
         try write(key: key) { _, _ throws(KVStoreError) in .put(key: key, value: value) }
     }
 
-    /// Sets a key from the bytes a writer left in its file (README § Values and their files), and returns the value stored.
+    /// Sets a key from the bytes a writer left in its file (docs/files.md § Values and their files), and returns the value stored.
     @discardableResult
     public func setFileContent(_ content: [UInt8], forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue {
         var stored: PropertyListValue?

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How long, and how much, a store's history keeps: a store setting, the
-/// same on every device (README § History).
+/// same on every device (docs/history.md).
 ///
 /// A version that is not a key's current value is kept while it is younger
 /// than `days` and within the newest-first budget of `bytes`

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value's file form: what `cat` prints and `st_size` counts, and how the
-/// bytes a writer leaves in a file are read back as a value (README § Values and their files).
+/// bytes a writer leaves in a file are read back as a value (docs/files.md § Values and their files).
 public enum FileForm {
     /// The file content that shows `value`.
     public static func encode(_ value: PropertyListValue) -> [UInt8] {
