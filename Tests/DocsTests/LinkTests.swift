@@ -18,7 +18,7 @@ struct LinkTests {
         #expect(documentation.brokenLinks() == [])
     }
 
-    @Test("every `docs/PAGE.md § Heading` and `README § Heading` cited in code, scripts and pages names a heading of that page")
+    @Test("every `docs/PAGE.md § Heading`, `README § Heading` and `README's \"Heading\"` cited in code, scripts and pages names a heading of that page")
     func citationsResolve() throws {
         let documentation = try Documentation(root: Self.root)
         var broken: [String] = []
@@ -86,6 +86,7 @@ struct LinkTests {
         #expect(documentation.problem(with: "../Package.swift", from: "docs/format.md") == nil)
         #expect(Citations.find(in: "/// docs/sync.md § Conflicts): a\n/// README § Values and\n    /// their files")
                     .map { "\($0.page) § \($0.rest.prefix(22))" } == ["docs/sync.md § Conflicts): a README §", "README.md § Values and their files"])
+        #expect(Citations.find(in: "the README's \"Values and their files\" rules").map(\.page) == ["README.md"])
         #expect(Citations.cites("Conflicts", "Conflicts): a"))
         #expect(!Citations.cites("Health", "Healthy"))
         #expect(Citations.cites("kvfs wait", "`kvfs wait`): two"))
@@ -108,8 +109,8 @@ struct LinkTests {
     }
 }
 
-/// Citations of a page's section, `docs/sync.md § Conflicts` or `README § History`,
-/// across comment lines.
+/// Citations of a page's section, `docs/sync.md § Conflicts`, `README § History`
+/// or `README's "History"`, across comment lines.
 enum Citations {
     /// A page (`docs/sync.md`, `README.md`) and the text after its `§`.
     struct Citation {
@@ -120,7 +121,7 @@ enum Citations {
     static func find(in text: String) -> [Citation] {
         // One line: a comment's or a paragraph's lines joined, their markers (`///`, `//`, `#`, `-`) dropped.
         let joined = text.replacing(/[ \t]*\n[ \t]*(?:\/\/\/?|#|\*|-)?[ \t]*/, with: " ")
-        return joined.matches(of: /(?:docs\/)?([A-Za-z-]+\.md|README)[`"']?\s+§\s+/).map { match in
+        return joined.matches(of: /(?:docs\/)?([A-Za-z-]+\.md|README)[`"']?(?:'s)?\s+(?:§\s+|")/).map { match in
             let name = String(match.output.1)
             return Citation(page: name == "README" ? "README.md" : "docs/" + name, rest: joined[match.range.upperBound...].prefix(120))
         }
