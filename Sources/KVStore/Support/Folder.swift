@@ -97,24 +97,34 @@ final class Folder: Sendable {
     /// from `offset` (at most `limit` of them).
     func read(_ file: FileDescriptor, named name: String, from offset: Int = 0, limit: Int = .max) throws(KVStoreError) -> [UInt8] {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        defer { chunk.deallocate() }
         while bytes.count < limit {
             let wanted = min(chunk.count, limit - bytes.count)
-            let position = Int64(offset + bytes.count)
+            let count = try read(file, named: name, from: offset + bytes.count, into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted]))
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return bytes
+    }
+
+    /// Fills `buffer` with the bytes of `file` (this folder's file `name`)
+    /// from `offset`, as far as the file goes; returns how many it read.
+    func read(_ file: FileDescriptor, named name: String, from offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(KVStoreError) -> Int {
+        var done = 0
+        while done < buffer.count {
             let count: Int
             do throws(SystemCallError) {
                 count = try SystemCallError.naming("pread") {
-                    try chunk.withUnsafeMutableBytes { buffer in
-                        try file.read(fromAbsoluteOffset: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]))
-                    }
+                    try file.read(fromAbsoluteOffset: Int64(offset + done), into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
                 }
             } catch {
                 throw KVStoreError(error, path: child(name), doing: "cannot read")
             }
             if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+            done += count
         }
-        return bytes
+        return done
     }
 
     /// Opens `name` (a regular file, never through a link) with `mode` and
