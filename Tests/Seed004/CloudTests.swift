@@ -4,6 +4,13 @@ import ObservableDefaults
 import Testing
 import TestSupport
 
+/// Not the seed's: an optional property, which the seed's macros also take.
+@ObservableCloud
+final class OptionalSettings {
+    var nickname: String? = nil
+    var fontSize: Int? = 14
+}
+
 /// Seed 004's @ObservableCloud classes over a real store, with another device sharing its sync directory.
 @Suite("Seed 004: @ObservableCloud")
 struct CloudTests {
@@ -78,6 +85,24 @@ struct CloudTests {
             await devices.settle()
             #expect(number.changed)
             #expect(settings.number == 1 && settings.color == .red && settings.style == .style1)
+        }
+    }
+
+    @Test("an optional property: nil is no key, and a removed or wrongly typed key reads as the declared default")
+    func optionals() async throws {
+        try await withTwoDevices { devices in
+            let settings = OptionalSettings(store: devices.this)
+            #expect(settings.nickname == nil && settings.fontSize == 14)
+            settings.nickname = "fat"
+            settings.fontSize = nil
+            #expect(devices.this.values == ["nickname": .string("fat")])
+            #expect(settings.nickname == "fat" && settings.fontSize == 14)
+            let nickname = ObservationFlag { _ = settings.nickname }
+            devices.other.set(3, forKey: "nickname")
+            await devices.settle()
+            #expect(nickname.changed && settings.nickname == nil)
+            settings.nickname = nil
+            #expect(devices.this.values["nickname"] == nil)
         }
     }
 
