@@ -2,7 +2,7 @@
 // module (ObservableCloudStorage, ObservableDefaultsStorage, CloudObservation, PropertyObservers).
 
 /// Makes a class's stored properties live in a key-value store
-/// (``UbiquitousKeyValueStore/default``, this package's NSUbiquitousKeyValueStore),
+/// (`UbiquitousKeyValueStore.default`, this package's NSUbiquitousKeyValueStore),
 /// observable property by property.
 ///
 /// ```swift
@@ -95,7 +95,7 @@ public macro ObservableDefaults(autoInit: Bool = true, ignoreExternalChanges: Bo
                                 userDefaults: UserDefaults? = nil) =
     #externalMacro(module: "ObservableDefaultsMacros", type: "ObservableDefaultsMacro")
 
-/// Stores a property of an ``ObservableDefaults(autoInit:ignoreExternalChanges:suiteName:prefix:observeFirst:limitToInstance:)``
+/// Stores a property of an ``ObservableDefaults(autoInit:ignoreExternalChanges:suiteName:prefix:observeFirst:limitToInstance:userDefaults:)``
 /// class in its `UserDefaults` under `prefix + key` (the property's name unless
 /// `userDefaultsKey` or ``DefaultsKey(userDefaultsKey:)`` names another), observable.
 @attached(peer, names: prefixed(_))

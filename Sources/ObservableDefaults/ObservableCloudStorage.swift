@@ -17,9 +17,9 @@ public protocol ObservableCloudObject: Observable, AnyObject {
 /// cloud-backed properties' accessors call (see
 /// ``value(of:_:forKey:default:)`` and ``set(_:of:_:forKey:)``).
 ///
-/// The store is ``UbiquitousKeyValueStore/default`` (this program's own store,
+/// The store is `UbiquitousKeyValueStore.default` (this program's own store,
 /// which other devices share through its sync directory), or in development
-/// mode an ``InMemoryKeyValueStore`` of this object's own, or the one given.
+/// mode an `InMemoryKeyValueStore` of this object's own, or the one given.
 /// It is opened at first use, so an object whose initializer replaces this
 /// storage never opens the default store for nothing.
 public final class ObservableCloudStorage: Sendable {
