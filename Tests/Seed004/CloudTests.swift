@@ -47,6 +47,26 @@ struct CloudTests {
         }
     }
 
+    @Test("another process, as a device of its own (`kvfs set` with its own state directory), changes theme: theme's observers hear, number's do not")
+    func anotherProcess() async throws {
+        try MountEnvironment.requireBinary()
+        try await withTwoDevices { devices in
+            let settings = FinerControlCloud.CloudSettings(store: devices.this)
+            let numbers = QuickStartCloud.CloudSettings(store: devices.this)
+            let theme = ObservationFlag { _ = settings.theme }
+            let number = ObservationFlag { _ = numbers.number }
+            let set = try ChildProcess.run(MountEnvironment.kvfs, ["set", "theme", "dark", "--sync-dir", devices.syncDirectory.path,
+                                                                   "--state-dir", devices.folder.sub("process").path])
+            #expect(set.status == 0, "\(set)")
+            #expect(await poll(seconds: 20) {
+                _ = devices.this.synchronize()
+                return theme.changed
+            })
+            await devices.settle()
+            #expect(settings.theme == "dark" && !number.changed)
+        }
+    }
+
     @Test("a write through a property tells its observers at once; observable-only too; ignored ones are not observed or stored")
     func localChanges() async throws {
         try await withTwoDevices { devices in

@@ -20,7 +20,10 @@ final class ObservationFlag: Sendable {
 /// be: each a `UbiquitousKeyValueStore` with a state directory of its own.
 /// `this` is the device under test; `other` writes as another device does.
 final class TwoDevices: @unchecked Sendable {
-    private let folder = TemporaryFolder("kvfs-seed004")
+    /// The folder that holds the devices' state directories (and the sync directory, unless given).
+    let folder = TemporaryFolder("kvfs-seed004")
+    /// The sync directory both devices share.
+    let syncDirectory: URL
     private(set) var this: UbiquitousKeyValueStore!
     private(set) var other: UbiquitousKeyValueStore!
     private let heard = Mutex<Set<String>>([])
@@ -29,6 +32,7 @@ final class TwoDevices: @unchecked Sendable {
     /// Opens both devices over `syncDirectory` (by default a new one in a temporary folder).
     init(syncDirectory: URL? = nil) throws {
         let sync = syncDirectory ?? folder.sub("sync")
+        self.syncDirectory = sync
         this = try UbiquitousKeyValueStore(syncDirectory: sync, stateDirectory: folder.sub("this"), deviceName: "this")
         other = try UbiquitousKeyValueStore(syncDirectory: sync, stateDirectory: folder.sub("other"), deviceName: "other")
         token = NotificationCenter.default.addObserver(forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: this,
