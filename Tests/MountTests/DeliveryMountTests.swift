@@ -17,7 +17,7 @@ struct DeliveryMountTests {
             let stopped = try sandbox.run("""
                 kill -STOP \(other)
                 kvfs set k v1 $S
-                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo --
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo; echo --
                 kvfs wait k --timeout 1 $S; status=$?
                 kill -CONT \(other); exit $status
                 """)
@@ -26,11 +26,11 @@ struct DeliveryMountTests {
             #expect(stopped.error == "Error: not read within 1 s by two\n", "\(stopped)")
             let delivered = try sandbox.ok("""
                 kvfs wait k --timeout 10 $S && kvfs wait --timeout 10 $S && echo waited
-                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo --
-                getfattr --absolute-names --only-values -n user.kvfs.delivered $T/m2/k; echo --
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo; echo --
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $T/m2/k; echo; echo --
                 getfattr -d --absolute-names $M/k | grep -c user.kvfs
                 """)
-            #expect(delivered == "waited\none\ntwo\n--\ntwo\none\n--\n3\n", "listxattr names the three it always did")
+            #expect(delivered == "waited\none, two\n--\ntwo, one\n--\n3\n", "listxattr names the three it always did")
             let history = try sandbox.ok("kvfs history k $S | grep -c ' v1 .*current, read by one, two'; kvfs history k --json $S | jq -c '[.[].deliveredTo]'")
             #expect(history == "1\n[[\"one\",\"two\"]]\n", "kvfs history shows who has read the current version")
             // A write read at once: kvfs wait returns within a fraction of a second.
