@@ -50,6 +50,30 @@ struct DeliveryMountTests {
         }
     }
 
+    @Test("without a mount, kvfs wait reads the journal once and then only what is new: waiting 2 s it reads about the journal once (every 10 ms at 0b953bb)")
+    func waitWithoutMountReadsIncrementally() throws {
+        try withSandbox { sandbox in
+            // About 1.2 MB of this device's journal: history keeps every version.
+            try sandbox.ok("v=$(head -c 40000 /dev/zero | tr '\\0' x); for i in $(seq 30); do kvfs set big \"$v$i\" $S || exit 1; done")
+            let journal = try #require(Int(try sandbox.ok("cat $SYNC/devices/*/journal-* $SYNC/devices/*/snapshot-* 2>/dev/null | wc -c")
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(journal > 1_000_000)
+            try sandbox.mount("m2", state: "state2", options: "--device-name two")
+            let other = try sandbox.ok("jq .pid $T/m2/.kvfs/status").trimmingCharacters(in: .whitespacesAndNewlines)
+            let read = try sandbox.run("""
+                kill -STOP \(other)
+                kvfs set k v $S
+                kvfs wait k --timeout 3 $S & waiter=$!
+                sleep 2; sed -n 's/^rchar: //p' /proc/$waiter/io
+                wait $waiter; status=$?
+                kill -CONT \(other); exit $status
+                """)
+            #expect(read.status == 75, "two never read it: \(read)")
+            let bytes = try #require(Int(read.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(read)")
+            #expect(bytes < 3 * journal, "kvfs wait read \(bytes) bytes in 2 s; the journal is \(journal)")
+        }
+    }
+
     @Test("concurrent writes on two mounts whose folders are joined afterwards: the mount whose value lost logs one conflict line with the restore command")
     func conflictLine() throws {
         try withSandbox { sandbox in
