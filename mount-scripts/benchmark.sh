@@ -14,10 +14,14 @@
 #     8 MiB history, listing a key's 10,000 versions, mounting a store with a full history.
 #  8. `kvfs set k v && kvfs wait k` mount to mount (until the other mount has read the value):
 #     on one shared folder, and through a Syncthing pair with --syncthing, idle and under load.
+#  9. a write's cost as history grows (kvfs-bench history-writes): 200,000 writes of small integers
+#     with the default retention, in InMemoryKeyValueStore, through the library on disk and through
+#     a mount, the time per write at 1k, 10k, 100k and 200k versions.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 #        KVFS_BENCH_ONLY=fsops mount-scripts/benchmark.sh     (sections 1 to 3: the before-and-after comparison)
+#        KVFS_BENCH_ONLY=history-writes mount-scripts/benchmark.sh   (section 9 alone; KVFS_BENCH_WRITES=200000)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -82,6 +86,19 @@ PY
 if [ "${KVFS_BENCH_ONLY:-}" = folders ]; then  # section 6 alone: it needs kvfs alone
     bin=$(mount-scripts/build.sh | tail -1)
     many_folders
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+# ---- 9: a write's cost as history grows ----
+history_writes() {
+    "$bin/kvfs-bench" history-writes --writes "${KVFS_BENCH_WRITES:-200000}" --dir "$work"
+}
+
+if [ "${KVFS_BENCH_ONLY:-}" = history-writes ]; then  # section 9 alone
+    swift build -c release --product kvfs >&2
+    swift build -c release --product kvfs-bench >&2
+    bin=$(swift build -c release --show-bin-path)
+    history_writes
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
 fi
@@ -291,4 +308,7 @@ mount-scripts/history-bench.sh "$bin"
 # ---- 8: kvfs set && kvfs wait, mount to mount ----
 echo
 "$bin/kvfs-bench" wait --writes 50 --load-interval 0.1 --dir "$work"
+
+echo
+history_writes
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
