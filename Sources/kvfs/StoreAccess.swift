@@ -48,19 +48,21 @@ enum StoreAccess {
 
     /// Runs `request` every `interval` microseconds, until `done` says so
     /// of what it printed (or throws): through the daemon while one holds
-    /// the state directory, else on the store opened here once, refreshed
-    /// before each run. A refresh reads only what is new in the folders, so
-    /// `kvfs wait` costs little however long the journal: it opened the store
-    /// afresh for each look, reading the whole journal (tens of megabytes
-    /// with history) every 10 ms.
+    /// the state directory, else on the store opened here once, which a
+    /// ``SyncWatcher`` refreshes as the folders change, as a mount's is. A
+    /// refresh reads only what is new in the folders, so `kvfs wait` costs
+    /// little however long the journal: it opened the store afresh for each
+    /// look, reading the whole journal (tens of megabytes with history) every 10 ms.
     static func repeatedly(_ request: StoreRequest, _ options: StoreOptions, every interval: useconds_t,
                            until done: (Data) throws -> Bool) throws {
-        var local: DeviceStore?
-        defer { local?.close() }
+        var local: (store: DeviceStore, watcher: SyncWatcher)?
+        defer {
+            local?.watcher.stop()
+            local?.store.close()
+        }
         while true {
             let output: Data
-            if let store = local {
-                store.refresh()
+            if let store = local?.store {
                 let reply = request.perform(on: store)
                 if let failure = reply.failure { throw failure }
                 output = reply.output
@@ -68,7 +70,8 @@ enum StoreAccess {
                 if let failure = answered.failure { throw failure }
                 output = answered.output
             } else {
-                local = try opened { try open(for: request, options) }
+                let store = try opened { try open(for: request, options) }
+                local = (store, SyncWatcher(store: store))
                 continue
             }
             if try done(output) { return }
