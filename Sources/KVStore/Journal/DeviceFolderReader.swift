@@ -297,10 +297,14 @@ final class DeviceFolderReader {
     /// problem file when that read noted problems (those after the first
     /// `since`) that only a change of the file clears; `readable` says
     /// whether it could be read at all (a segment that cannot be read is left
-    /// for a later one). Without a status (it vanished), nothing is remembered.
+    /// for a later one). Without a status (it vanished), nothing is
+    /// remembered; nor while it changed within ``FolderSurvey/settling``: a
+    /// file changed again within the same tick of the filesystem's clock,
+    /// with the same size, keeps its status, so only then does its status
+    /// stand for its content (as a survey takes a folder's names).
     private func rememberProblem(_ path: String, stamp: FolderSurvey.FileStamp?, since: Int, readable: Bool? = nil) {
         let problems = report.problems.dropFirst(since).filter { $0.file == path && Self.lastsUntilChanged.contains($0.kind) }
-        guard let stamp, !problems.isEmpty else { return }
+        guard let stamp, !problems.isEmpty, FolderSurvey.now() - stamp.changed > FolderSurvey.settling else { return }
         problemFiles[path] = ProblemFile(stamp: stamp, problems: Array(problems),
                                          readable: readable ?? !problems.contains { $0.kind == .unreadable })
     }

@@ -11,8 +11,9 @@ import Glibc
 /// until the budget is full (about 110,000 of them) and then drops the
 /// oldest at each write: in ``InMemoryKeyValueStore``, through the library
 /// on disk (``DeviceStore``), and through a mount (an open, write and close
-/// of the key's file). Each figure is the mean time of the writes just
-/// before 1k, 10k, 100k and 200k versions.
+/// of the key's file). Each figure is taken from the writes just before
+/// 1k, 10k, 100k and 200k versions: their mean (a compaction's cost spread
+/// over the writes) and their median (a write's own).
 enum HistoryWritesBenchmark: Benchmark {
     static let name = "history-writes"
     static let usage = "history-writes [--writes 200000] [--keys 50] [--only memory|disk|mount] [--dir DIR]"
@@ -34,7 +35,7 @@ enum HistoryWritesBenchmark: Benchmark {
         defer { _ = try? ChildProcess.run("rm", ["-rf", root]) }
         let points = checkpoints.filter { $0 <= writes }
         print("history-writes: \(writes) writes of small integers over \(keys) keys, default retention; "
-              + "mean µs per write just before \(points.map(label).joined(separator: ", ")) versions; load \(loadAverage())")
+              + "µs per write, mean (median), of the writes just before \(points.map(label).joined(separator: ", ")) versions; load \(loadAverage())")
         if only.isEmpty || only == "memory" {
             let store = InMemoryKeyValueStore()
             report("in memory (InMemoryKeyValueStore)", try timed(writes, points) { try store.setValue(.integer(Int64($0)), forKey: "key-\($0 % keys)") })
@@ -56,26 +57,31 @@ enum HistoryWritesBenchmark: Benchmark {
         print("load at end \(loadAverage())")
     }
 
-    /// Runs `write` for 0..<writes; the mean seconds per write of the writes just before each of `points`.
-    private static func timed(_ writes: Int, _ points: [Int], _ write: (Int) throws -> Void) throws -> [(Int, Double)] {
-        var figures: [(Int, Double)] = []
-        var windowStart = DispatchTime.now()
+    /// Runs `write` for 0..<writes; of the writes just before each of
+    /// `points`, the mean seconds per write (the cost with compactions
+    /// amortized) and the median (a write's own cost).
+    private static func timed(_ writes: Int, _ points: [Int], _ write: (Int) throws -> Void) throws -> [(Int, mean: Double, median: Double)] {
+        var figures: [(Int, mean: Double, median: Double)] = []
+        var window: [Double] = []
         for index in 0..<writes {
-            if points.contains(where: { $0 - window(before: $0) == index }) { windowStart = DispatchTime.now() }
+            let started = DispatchTime.now()
             try write(index)
             let done = index + 1
-            if points.contains(done) {
-                figures.append((done, Double(DispatchTime.now().uptimeNanoseconds - windowStart.uptimeNanoseconds) / 1e9 / Double(window(before: done))))
+            guard let point = points.first(where: { done <= $0 }), done > point - Self.window(before: point) else { continue }
+            window.append(Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9)
+            if done == point {
+                figures.append((point, window.reduce(0, +) / Double(window.count), window.sorted()[window.count / 2]))
+                window = []
             }
         }
         return figures
     }
 
-    /// How many writes before a checkpoint its figure averages.
-    private static func window(before point: Int) -> Int { min(1_000, point / 2) }
+    /// How many writes before a checkpoint its figures are taken from.
+    private static func window(before point: Int) -> Int { min(5_000, point / 2) }
 
-    private static func report(_ how: String, _ figures: [(Int, Double)]) {
-        let cells = figures.map { "\(label($0.0)): \(String(format: "%.1f", $0.1 * 1e6)) µs" }
+    private static func report(_ how: String, _ figures: [(Int, mean: Double, median: Double)]) {
+        let cells = figures.map { "\(label($0.0)): \(String(format: "%.1f (%.1f)", $0.mean * 1e6, $0.median * 1e6))" }
         print(how.padding(toLength: 40, withPad: " ", startingAt: 0) + cells.joined(separator: "   "))
     }
 
