@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // `swift package generate-documentation --target KVStore`: the DocC catalogs (mount-scripts/run-tests.sh
+        // builds them, warnings as errors). A plugin: nothing of it is built for kvfs itself.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -78,6 +81,8 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport"], path: "Tests/Fuzz",
                     exclude: ["Support.swift", "Measure", "corpus", "crashers", "samples"]),
         .testTarget(name: "KVFileSystemTests", dependencies: ["KVFileSystem", "FUSEKit", "KVStore"]),
+        // The README's and docs/'s links and anchors, and the sections code cites, checked.
+        .testTarget(name: "DocsTests", dependencies: ["TestSupport"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests", dependencies: ["LinuxSystem", "TestSupport"]),
     ],

@@ -9,8 +9,11 @@ struct HistoryCommand: ParsableCommand {
         discussion: """
             One line per version within the store's retention (`kvfs retention`), a removed key's included: \
             VERSION (the UTC time to the millisecond and the writing device, as .kvfs/history/KEY/ names it and \
-            `kvfs restore` takes it), KIND (value or removal), SIZE, the value in short, and `current` on the \
-            key's current version.
+            `kvfs restore` takes it), KIND (value or removal), SIZE, the value in short (its first 40 \
+            characters, or <N bytes of data>, <array of N>, <dictionary of N>), `current` on the key's current \
+            version with `read by NAME, ...` (the devices that have read it), and `lost` on a value another \
+            device's concurrent write replaced. --json gives version, time, device, deviceID, kind, size, value, \
+            current, lost and deliveredTo. A key with no version is `no such key`, status 1.
             """)
     @Argument(help: "The key.") var key: String
     @Flag(help: "Print the versions as a JSON array.") var json = false
@@ -38,7 +41,8 @@ struct RestoreCommand: ParsableCommand {
         commandName: "restore", abstract: "Write one of a key's versions again, as its new version.",
         discussion: """
             The version keeps its value; it is written now, by this device, and syncs like any write (the \
-            versions between stay in the history). Restoring a removal removes the key.
+            versions between stay in the history). Restoring a removal removes the key. Prints `KEY: restored \
+            VERSION`; a version the history no longer holds is one line, status 1.
             """)
     @Argument(help: "The key.") var key: String
     @Argument(help: "The version, as `kvfs history KEY` names it (2026-11-26T11:05:43.123Z@laptop).") var version: String

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § History: `.kvfs/history/` as files, and `kvfs history`,
+/// docs/history.md: `.kvfs/history/` as files, and `kvfs history`,
 /// `kvfs restore`, `kvfs undelete` and `kvfs retention`, with a mount and
 /// without; each restore reaches another device of the store.
 @Suite("History as files and through the command line", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))

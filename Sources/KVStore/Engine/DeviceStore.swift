@@ -19,9 +19,9 @@ private let storeLogger = Logger(label: "kvfs.store")
 /// others is published in its folder (`ReadProgress`) for theirs.
 ///
 /// Its state has owners, each with a lock of its own: what reads and writes
-/// need is an ``EngineState`` inside a `Mutex`, whose methods are the
-/// operations that need it; around it, the ``Compactor``, the
-/// ``ProgressPublisher``, the ``HealthMonitor`` and the ``ChangeNotifier``
+/// need is an `EngineState` inside a `Mutex`, whose methods are the
+/// operations that need it; around it, the `Compactor`, the
+/// `ProgressPublisher`, the `HealthMonitor` and the `ChangeNotifier`
 /// take that lock only to copy or change what they need, and do the disk's
 /// work, and call observers, without it.
 public final class DeviceStore: Sendable {
@@ -86,9 +86,10 @@ public final class DeviceStore: Sendable {
 
     /// Opens (creating if needed) the store in `syncDirectory` as this device:
     /// the state directory's, which every process that opens the store with
-    /// it shares (``StateDirectory``).
+    /// it shares (`StateDirectory`).
     ///
     /// - Parameters:
+    ///   - syncDirectory: the store's folder, which every device of the store shares.
     ///   - stateDirectory: this device's folder; by default one under `$XDG_STATE_HOME/kvfs/`.
     ///   - deviceName: how other devices name this one; by default the name it
     ///     has, or the host name for a new device. Only a name given here renames a device.
@@ -211,7 +212,7 @@ public final class DeviceStore: Sendable {
         try write(key: key) { _, _ throws(KVStoreError) in .put(key: key, value: value) }
     }
 
-    /// Sets a key from the bytes a writer left in its file (README § Values and their files), and returns the value stored.
+    /// Sets a key from the bytes a writer left in its file (docs/files.md § Values and their files), and returns the value stored.
     @discardableResult
     public func setFileContent(_ content: [UInt8], forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue {
         var stored: PropertyListValue?

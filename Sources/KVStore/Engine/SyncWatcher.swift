@@ -38,6 +38,7 @@ public final class SyncWatcher: Sendable {
     /// polls at least every second instead.
     ///
     /// - Parameters:
+    ///   - store: the store to refresh when its sync directory changes.
     ///   - pollInterval: seconds between refreshes when nothing is reported.
     ///   - polling: whether to rely on polling alone (NFS and other network folders).
     public init(store: DeviceStore, pollInterval: TimeInterval = 1, polling: Bool = false) {

@@ -1,17 +1,17 @@
 import Foundation
 
 /// How long, and how much, a store's history keeps: a store setting, the
-/// same on every device (README § History).
+/// same on every device (docs/history.md).
 ///
 /// A version that is not a key's current value is kept while it is younger
 /// than `days` and within the newest-first budget of `bytes`
-/// (``RetentionRule``); a key's current value is always kept. Either limit
+/// (`RetentionRule`); a key's current value is always kept. Either limit
 /// at 0 turns history off: only current values (and the removals the
 /// tombstone rule still needs) stay.
 public struct HistoryRetention: Codable, Equatable, Sendable, CustomStringConvertible {
     /// How many days a version is kept.
     public var days: Int
-    /// How many bytes of versions (``RetentionRule/charge(size:)`` each) the store keeps, newest first.
+    /// How many bytes of versions (`RetentionRule.charge(size:)` each) the store keeps, newest first.
     public var bytes: Int
 
     /// A retention of `days` days and `bytes` bytes.

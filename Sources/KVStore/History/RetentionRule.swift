@@ -1,7 +1,7 @@
 /// Which versions a store's history keeps: one pure function of the versions
 /// the device folders hold, the store's ``HistoryRetention`` and the time, so
 /// that devices that have read the same files keep, compact and list the
-/// same versions (README § History).
+/// same versions (docs/history.md).
 ///
 /// - A key's current value (the version that wins it) is always kept.
 /// - Every other version (an overwritten value, a removal, a write that lost

@@ -6,7 +6,7 @@ import Synchronization
 /// ``QuotaUsage``), a fresh empty store per instance, ``reset()``, and
 /// ``simulateExternalChange(_:reason:)`` to see how an app reacts to other devices.
 /// It keeps history as the sync-directory store does (``history(forKey:)``,
-/// ``restore(_:forKey:)``), by the same ``RetentionRule``: its writes are
+/// ``restore(_:forKey:)``), by the same `RetentionRule`: its writes are
 /// versions of the device ``deviceName``, simulated changes versions of
 /// ``simulatedDeviceName``.
 ///

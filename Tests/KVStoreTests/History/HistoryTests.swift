@@ -15,7 +15,7 @@ final class TestWallClock: Sendable {
     var clock: HybridLogicalClock { HybridLogicalClock { self.now.withLock { $0 } } }
 }
 
-/// README § History: every version of every key within the retention,
+/// docs/history.md: every version of every key within the retention,
 /// identical on every device, kept across compaction and retirement.
 @Suite("History")
 struct HistoryTests {

@@ -3,7 +3,7 @@ import Testing
 @testable import KVStore
 
 extension LibraryTests {
-    /// The library's history (README § Swift): `history(forKey:)` and
+    /// The library's history (docs/swift.md § History): `history(forKey:)` and
     /// `restore(_:forKey:)` on either store, the in-memory one included.
     @Suite("History through the library")
     struct HistoryLibraryTests {
