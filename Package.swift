@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 // Layers, each depending only on the ones below it:
@@ -88,3 +89,29 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Seed 004's `import ObservableDefaults`: the macros (@ObservableCloud, @ObservableDefaults and their property
+// macros) and the runtime their expansions call, over KVStore's public API and Foundation's UserDefaults.
+// Kept apart from the rest so that `swift build --product kvfs` (mount-scripts/build.sh) never compiles swift-syntax:
+//   ObservableDefaults (library) → KVStore;  ObservableDefaults → ObservableDefaultsMacros (compiler plugin) → swift-syntax
+package.products.append(.library(name: "ObservableDefaults", targets: ["ObservableDefaults"]))
+package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-syntax", "603.0.0"..<"604.0.0"))
+package.targets.append(contentsOf: [
+    .macro(name: "ObservableDefaultsMacros", dependencies: [
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+    ]),
+    .target(name: "ObservableDefaults", dependencies: ["KVStore", "ObservableDefaultsMacros"]),
+    .testTarget(name: "ObservableDefaultsMacrosTests", dependencies: [
+        "ObservableDefaultsMacros",
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+    ]),
+    // Seed 004's model classes as the seed writes them, and their tests against real stores on two devices.
+    .testTarget(name: "Seed004Tests", dependencies: ["ObservableDefaults", "KVStore", "TestSupport"], path: "Tests/Seed004"),
+])

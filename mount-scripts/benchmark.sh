@@ -14,14 +14,19 @@
 #     8 MiB history, listing a key's 10,000 versions, mounting a store with a full history.
 #  8. `kvfs set k v && kvfs wait k` mount to mount (until the other mount has read the value):
 #     on one shared folder, and through a Syncthing pair with --syncthing, idle and under load.
-#  9. a write's cost as history grows (kvfs-bench history-writes): 200,000 writes of small integers
+#  9. the scale test's long form (Tests/KVStoreTests/History/ScaleTests.swift, the test build):
+#     KVFS_SCALE_MB megabytes (200) written by two devices with history at its largest retention
+#     (128 MiB, which this passes), a third joining late; every value and every version's every
+#     field compared on all three; prints the snapshot and segment sizes reached, and its time.
+# 10. a write's cost as history grows (kvfs-bench history-writes): 200,000 writes of small integers
 #     with the default retention, in InMemoryKeyValueStore, through the library on disk and through
 #     a mount, the time per write at 1k, 10k, 100k and 200k versions.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 #        KVFS_BENCH_ONLY=fsops mount-scripts/benchmark.sh     (sections 1 to 3: the before-and-after comparison)
-#        KVFS_BENCH_ONLY=history-writes mount-scripts/benchmark.sh   (section 9 alone; KVFS_BENCH_WRITES=200000)
+#        KVFS_BENCH_ONLY=scale mount-scripts/benchmark.sh     (section 9 alone; KVFS_SCALE_MB=200)
+#        KVFS_BENCH_ONLY=history-writes mount-scripts/benchmark.sh   (section 10 alone; KVFS_BENCH_WRITES=200000)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -89,12 +94,21 @@ if [ "${KVFS_BENCH_ONLY:-}" = folders ]; then  # section 6 alone: it needs kvfs 
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
 fi
-# ---- 9: a write's cost as history grows ----
+scale() {  # section 9: the scale test's long form
+    echo "load average at start of the scale test: $(cut -d' ' -f1-3 /proc/loadavg)"
+    KVFS_SCALE_MB=${KVFS_SCALE_MB:-200} swift test --filter 'KVStoreTests.ScaleTests' 2>&1 | grep -E '^scale:|Test run with'
+}
+if [ "${KVFS_BENCH_ONLY:-}" = scale ]; then  # section 9 alone
+    scale
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+# ---- 10: a write's cost as history grows ----
 history_writes() {
     "$bin/kvfs-bench" history-writes --writes "${KVFS_BENCH_WRITES:-200000}" --dir "$work"
 }
 
-if [ "${KVFS_BENCH_ONLY:-}" = history-writes ]; then  # section 9 alone
+if [ "${KVFS_BENCH_ONLY:-}" = history-writes ]; then  # section 10 alone
     swift build -c release --product kvfs >&2
     swift build -c release --product kvfs-bench >&2
     bin=$(swift build -c release --show-bin-path)
@@ -309,6 +323,9 @@ mount-scripts/history-bench.sh "$bin"
 echo
 "$bin/kvfs-bench" wait --writes 50 --load-interval 0.1 --dir "$work"
 
+# ---- 9: the scale test's long form ----
+echo
+scale
 echo
 history_writes
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

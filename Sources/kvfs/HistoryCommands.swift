@@ -72,9 +72,13 @@ struct RetentionCommand: ParsableCommand {
         commandName: "retention", abstract: "Print or set how long and how much history the store keeps.",
         discussion: """
             A version that is not a key's current value is kept while it is younger than the days and within \
-            the bytes (its value's size plus 64 each, counted newest first across the store); the current value \
-            is always kept. The setting is the store's: every device keeps the latest one set, on any device. \
-            0 turns history off. The default is 30 days and 8388608 bytes.
+            the bytes, counted newest first across the store; the current value is always kept. Each version \
+            counts what its record takes on disk (its key, its value, and about 70 bytes of framing, stamp and \
+            base), so the bytes bound the history part of each device's snapshot exactly: the snapshot adds \
+            only the current values (at most the 1 MiB quota) and a 38-byte end. The setting is the store's: \
+            every device keeps the latest one set, on any device. 0 turns history off. The default is 30 days \
+            and 8388608 bytes; the most is \(HistoryRetention.maximumBytes) bytes (128 MiB), which every device \
+            reads back and indexes in memory.
             """)
     @Option(help: "Keep versions this many days (0 turns history off).") var days: Int?
     @Option(help: "Keep at most this many bytes of versions (0 turns history off).") var bytes: Int?
@@ -84,7 +88,9 @@ struct RetentionCommand: ParsableCommand {
         if let days, days < 0 || days > HistoryRetention.maximumDays {
             throw ValidationError("--days must be 0 to \(HistoryRetention.maximumDays)")
         }
-        if let bytes, bytes < 0 { throw ValidationError("--bytes must be 0 or more") }
+        if let bytes, bytes < 0 || bytes > HistoryRetention.maximumBytes {
+            throw ValidationError("--bytes must be 0 to \(HistoryRetention.maximumBytes) (128 MiB: every device reads a snapshot of that much history back and indexes it in memory)")
+        }
     }
 
     func run() throws {

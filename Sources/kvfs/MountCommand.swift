@@ -183,6 +183,6 @@ struct UnmountCommand: ParsableCommand {
     @Argument(help: "The mount point.") var mountPoint: String
 
     func run() throws {
-        try KVMount.unmount(URL(fileURLWithPath: mountPoint).standardizedFileURL.path)
+        try KVMount.unmount(URL(fileURLWithPath: mountPoint).standardizedFileURL.path, daemon: ControlSocket.daemon(saying:))
     }
 }

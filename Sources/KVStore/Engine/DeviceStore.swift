@@ -131,7 +131,7 @@ public final class DeviceStore: Sendable {
                                        sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)
             // The own folder is read before the writer opens it: the reader finds where its whole records end.
             let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
-            let own = ownReader.readAll()
+            let own = ownReader.readNew()
             let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
                 : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim, files: journalFiles)
             return Opening(context: context, storeID: storeID, ownReader: ownReader, own: own, writer: writer)

@@ -20,7 +20,7 @@ extension EngineState {
     /// Returns the keys whose visible entry changed.
     mutating func readOwnFolder() -> Set<StoreKey> {
         guard let reader = folders.readers[deviceID] else { return [] }
-        let batch = reader.readAll()
+        let batch = reader.readNew()
         let changed = merge(batch, from: deviceID)
         // As at open: a record stamped past the clock's horizon is not this device's latest (``OwnRecordsAhead``).
         journal.noteRead(latestAdmitted(batch, of: deviceID))

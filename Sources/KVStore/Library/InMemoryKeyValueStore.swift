@@ -20,6 +20,8 @@ public final class InMemoryKeyValueStore: KeyValueStore {
         var stamp: Stamp
         var value: PropertyListValue?
         var size: Int
+        /// The key's version before it when it was written, as its record on disk would say (``WriteBase``).
+        var base: WriteBase
     }
 
     /// A key's versions, oldest first: those from `first` on (the retention
@@ -90,7 +92,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
                              retention: HistoryRetention, now: UInt64) {
             var kept = versions.removeValue(forKey: key) ?? KeyVersions()  // taken out, not copied: changed in place
             if let current = kept.last, current.value != nil { weigh(current, of: key) }  // current no more
-            let version = Version(stamp: stamp, value: value, size: size)
+            let version = Version(stamp: stamp, value: value, size: size, base: kept.last.map { .version($0.stamp) } ?? .nothing)
             kept.append(version)
             versions[key] = kept
             if value == nil { weigh(version, of: key) }  // a removal is never a current value
@@ -99,7 +101,8 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 
         /// Makes `version` of `key` one the retention weighs.
         private mutating func weigh(_ version: Version, of key: StoreKey) {
-            let charge = RetentionRule.charge(size: version.size)
+            // Charged as the disk store charges it: its record, based on the key's version before it.
+            let charge = RetentionRule.charge(key: key, value: version.value, base: version.base, rank: nil)
             candidates.insert(Candidate(stamp: version.stamp, key: key, charge: charge))
             candidatesCharge += charge
             retentionWork += 1

@@ -54,7 +54,9 @@ extension LibraryTests {
 
         @Test("the in-memory store keeps what its retention keeps: the current value always, older ones within the bytes")
         func inMemoryRetention() throws {
-            let store = InMemoryKeyValueStore(retention: HistoryRetention(days: 30, bytes: 2 * RetentionRule.charge(size: 2)))
+            // Each older version counts its record: the key, an integer, and a base (the version before it).
+            let charge = RetentionRule.charge(key: "k", value: .integer(1), base: .version(Stamp(time: HLCTimestamp(rawValue: 1), device: .random())), rank: nil)
+            let store = InMemoryKeyValueStore(retention: HistoryRetention(days: 30, bytes: 2 * charge))
             for value in 1...5 { try store.setValue(.integer(Int64(value)), forKey: "k") }
             #expect(store.history(forKey: "k").map(\.value) == [.integer(3), .integer(4), .integer(5)])
             let off = InMemoryKeyValueStore(retention: .off)
@@ -66,10 +68,12 @@ extension LibraryTests {
 
         @Test("the in-memory retention drops what RetentionRule drops, write after write, as the budget is crossed again and again")
         func inMemoryRetentionFollowsTheRule() throws {
-            let retention = HistoryRetention(days: 30, bytes: 12 * RetentionRule.charge(size: 3))
+            let someStamp = Stamp(time: HLCTimestamp(rawValue: 1), device: .random())
+            let retention = HistoryRetention(days: 30, bytes: 12 * RetentionRule.charge(key: "k0", value: .integer(100), base: .version(someStamp), rank: nil))
             let store = InMemoryKeyValueStore(retention: retention)
             // The rule as 0b953bb applied it, weighing every version at each write: what is kept, per key, oldest first.
-            var model: [(key: String, value: PropertyListValue?, size: Int)] = []
+            // Each version with whether its key had a version before it when it was written (its record's base).
+            var model: [(key: String, value: PropertyListValue?, hasBase: Bool)] = []
             var generator = SeededRandom(seed: 23)
             for step in 0..<600 {
                 let key = "k\(generator.next() % 5)"
@@ -80,19 +84,20 @@ extension LibraryTests {
                 case 0:
                     guard store.value(forKey: key) != nil else { continue }
                     try store.removeValue(forKey: key)
-                    model.append((key, nil, 0))
+                    model.append((key, nil, model.contains { $0.key == key }))
                 case 1:
                     let value = PropertyListValue.string(String(repeating: "x", count: Int(generator.next() % 40)))
                     store.simulateExternalChange([StoreKey(key): value])
-                    model.append((key, value, FileForm.encode(value).count))
+                    model.append((key, value, model.contains { $0.key == key }))
                 default:
                     let value = PropertyListValue.integer(Int64(step))
                     try store.setValue(value, forKey: key)
-                    model.append((key, value, FileForm.encode(value).count))
+                    model.append((key, value, model.contains { $0.key == key }))
                 }
                 let candidates = model.indices.filter { !isCurrent($0) }.map {
                     RetentionRule.Candidate(stamp: Stamp(time: HLCTimestamp(rawValue: UInt64($0)), device: DeviceID(hex: String(repeating: "0", count: 32))!),
-                                            charge: RetentionRule.charge(size: model[$0].size))
+                                            charge: RetentionRule.charge(key: StoreKey(model[$0].key), value: model[$0].value,
+                                                                         base: model[$0].hasBase ? .version(someStamp) : .nothing, rank: nil))
                 }
                 let overBudget = RetentionRule.overBudget(candidates, bytes: retention.bytes).map { Int($0.time.rawValue) } ?? -1
                 model = model.indices.filter { isCurrent($0) || $0 > overBudget }.map { model[$0] }
@@ -104,7 +109,7 @@ extension LibraryTests {
 
         @Test("a write to the in-memory store weighs a bounded number of versions however long the history (all of them at 0b953bb)")
         func inMemoryWriteCostIsBounded() throws {
-            for retention in [HistoryRetention.standard, HistoryRetention(days: 30, bytes: 100 * RetentionRule.charge(size: 5))] {
+            for retention in [HistoryRetention.standard, HistoryRetention(days: 30, bytes: 10_000)] {
                 let store = InMemoryKeyValueStore(retention: retention)
                 for index in 0..<3_000 { try store.setValue(.integer(Int64(index)), forKey: "key-\(index % 20)") }
                 let before = store.retentionWork

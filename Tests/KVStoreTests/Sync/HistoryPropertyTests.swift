@@ -282,10 +282,12 @@ final class HistorySchedule {
     private func historyProblem(_ history: [StoreKey: [Listed]]) -> String? {
         // Every version written, each once, and the current one of each key.
         var written: [Stamp: [StoreKey: PropertyListValue?]] = [:]
+        var charges: [Stamp: [StoreKey: Int]] = [:]
         var winners: [StoreKey: Stamp] = [:]
         for record in model.written {
-            for (key, value) in record.changes {
+            for (key, value, base, rank) in record.changesWithBases {
                 written[record.stamp, default: [:]][key] = value
+                charges[record.stamp, default: [:]][key] = RetentionRule.charge(key: key, value: value, base: base, rank: rank)
                 if winners[key].map({ $0 < record.stamp }) ?? true { winners[key] = record.stamp }
             }
         }
@@ -300,7 +302,7 @@ final class HistorySchedule {
         let candidates = written.flatMap { stamp, changes in
             changes.compactMap { key, value -> (key: StoreKey, stamp: Stamp, charge: Int)? in
                 if value != nil && winners[key] == stamp { return nil }  // a current value
-                return (key, stamp, RetentionRule.charge(size: value.map { FileForm.encode($0).count } ?? 0))
+                return (key, stamp, charges[stamp]![key]!)
             }
         }
         let floor = RetentionRule.overBudget(candidates.map { RetentionRule.Candidate(stamp: $0.stamp, charge: $0.charge) },
