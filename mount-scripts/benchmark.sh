@@ -18,11 +18,15 @@
 #     KVFS_SCALE_MB megabytes (200) written by two devices with history at its largest retention
 #     (128 MiB, which this passes), a third joining late; every value and every version's every
 #     field compared on all three; prints the snapshot and segment sizes reached, and its time.
+# 10. a write's cost as history grows (kvfs-bench history-writes): 200,000 writes of small integers
+#     with the default retention, in InMemoryKeyValueStore, through the library on disk and through
+#     a mount, the time per write at 1k, 10k, 100k and 200k versions.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 #        KVFS_BENCH_ONLY=fsops mount-scripts/benchmark.sh     (sections 1 to 3: the before-and-after comparison)
 #        KVFS_BENCH_ONLY=scale mount-scripts/benchmark.sh     (section 9 alone; KVFS_SCALE_MB=200)
+#        KVFS_BENCH_ONLY=history-writes mount-scripts/benchmark.sh   (section 10 alone; KVFS_BENCH_WRITES=200000)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -96,6 +100,19 @@ scale() {  # section 9: the scale test's long form
 }
 if [ "${KVFS_BENCH_ONLY:-}" = scale ]; then  # section 9 alone
     scale
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+# ---- 10: a write's cost as history grows ----
+history_writes() {
+    "$bin/kvfs-bench" history-writes --writes "${KVFS_BENCH_WRITES:-200000}" --dir "$work"
+}
+
+if [ "${KVFS_BENCH_ONLY:-}" = history-writes ]; then  # section 10 alone
+    swift build -c release --product kvfs >&2
+    swift build -c release --product kvfs-bench >&2
+    bin=$(swift build -c release --show-bin-path)
+    history_writes
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
 fi
@@ -309,4 +326,6 @@ echo
 # ---- 9: the scale test's long form ----
 echo
 scale
+echo
+history_writes
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

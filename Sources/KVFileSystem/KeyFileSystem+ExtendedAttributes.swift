@@ -9,12 +9,18 @@ enum KeyAttribute: String, CaseIterable {
     case modified = "user.kvfs.modified"
     /// The device that wrote the value: its name and id.
     case device = "user.kvfs.device"
-    /// The devices that have read the value, by name, one a line (each
-    /// ending in a newline; a device name holds no control character), this
-    /// device first. Read from every device's published progress at each
-    /// request, so it is read by name only: listxattr leaves it out, so that
-    /// `getfattr -d`, `cp -a` and `rsync -X` neither pay for it nor copy it.
+    /// The devices that have read the value, by name, this device first,
+    /// separated by ``deliveredSeparator``: printable, so that `getfattr`
+    /// shows it as text (a newline between names made it print the value
+    /// in base64, `0sdm0K`). Read from every device's published progress
+    /// at each request, so it is read by name only: listxattr leaves it
+    /// out, so that `getfattr -d`, `cp -a` and `rsync -X` neither pay for it nor copy it.
     case delivered = "user.kvfs.delivered"
+
+    /// What separates the names of ``delivered``: `, `, as `ls -m` lists.
+    /// A name may hold a comma; the library's `deliveredTo(key:)` and `kvfs
+    /// history --json` give the names one by one.
+    static let deliveredSeparator = ", "
 
     /// The attributes listxattr names.
     static let listed: [KeyAttribute] = [.type, .modified, .device]
@@ -54,7 +60,7 @@ extension KeyFileSystem {
         case .type: return Array(value.value.type.rawValue.utf8)
         case .modified: return Array(value.stamp.time.description.utf8)
         case .device: return Array("\(store.name(of: value.stamp.device)) (\(value.stamp.device.hex))".utf8)
-        case .delivered: return Array(store.deliveredTo(key: key).map { $0.name + "\n" }.joined().utf8)
+        case .delivered: return Array(store.deliveredTo(key: key).map(\.name).joined(separator: KeyAttribute.deliveredSeparator).utf8)
         }
     }
 

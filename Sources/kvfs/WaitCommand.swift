@@ -25,14 +25,14 @@ struct WaitCommand: ParsableCommand {
         guard timeout.isFinite, timeout >= 0 else { throw CommandError.usage("--timeout must be a number of seconds, 0 or more") }
         let deadline = Date(timeIntervalSinceNow: timeout)
         let request = StoreRequest.undelivered(keys: keys.isEmpty ? nil : keys.map { StoreKey($0) })
-        while true {
-            let lacking = String(decoding: try StoreAccess.perform(request, store), as: UTF8.self).split(separator: "\n")
-            if lacking.isEmpty { return }
+        try StoreAccess.repeatedly(request, store, every: Self.pollInterval) { output in
+            let lacking = String(decoding: output, as: UTF8.self).split(separator: "\n")
+            if lacking.isEmpty { return true }
             guard Date() < deadline else {
                 throw CommandError("not read within \(String(format: "%g", timeout)) s by \(lacking.joined(separator: ", "))",
                                    exitStatus: ExitStatus.notDelivered)
             }
-            usleep(Self.pollInterval)
+            return false
         }
     }
 }

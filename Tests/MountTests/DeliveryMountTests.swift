@@ -17,7 +17,7 @@ struct DeliveryMountTests {
             let stopped = try sandbox.run("""
                 kill -STOP \(other)
                 kvfs set k v1 $S
-                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo --
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo; echo --
                 kvfs wait k --timeout 1 $S; status=$?
                 kill -CONT \(other); exit $status
                 """)
@@ -26,11 +26,11 @@ struct DeliveryMountTests {
             #expect(stopped.error == "Error: not read within 1 s by two\n", "\(stopped)")
             let delivered = try sandbox.ok("""
                 kvfs wait k --timeout 10 $S && kvfs wait --timeout 10 $S && echo waited
-                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo --
-                getfattr --absolute-names --only-values -n user.kvfs.delivered $T/m2/k; echo --
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k; echo; echo --
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $T/m2/k; echo; echo --
                 getfattr -d --absolute-names $M/k | grep -c user.kvfs
                 """)
-            #expect(delivered == "waited\none\ntwo\n--\ntwo\none\n--\n3\n", "listxattr names the three it always did")
+            #expect(delivered == "waited\none, two\n--\ntwo, one\n--\n3\n", "listxattr names the three it always did")
             let history = try sandbox.ok("kvfs history k $S | grep -c ' v1 .*current, read by one, two'; kvfs history k --json $S | jq -c '[.[].deliveredTo]'")
             #expect(history == "1\n[[\"one\",\"two\"]]\n", "kvfs history shows who has read the current version")
             // A write read at once: kvfs wait returns within a fraction of a second.
@@ -47,6 +47,30 @@ struct DeliveryMountTests {
             try sandbox.ok("kvfs set k v $S; kvfs set other w --sync-dir $SYNC --state-dir $T/state2; kvfs wait k --timeout 0 $S")
             let bad = try sandbox.run("kvfs wait --timeout=-1 $S")
             #expect(bad.status == 64 && bad.error.hasPrefix("Error: --timeout"), "\(bad)")
+        }
+    }
+
+    @Test("without a mount, kvfs wait reads the journal once and then only what is new: waiting 2 s it reads about the journal once (every 10 ms at 0b953bb)")
+    func waitWithoutMountReadsIncrementally() throws {
+        try withSandbox { sandbox in
+            // About 1.2 MB of this device's journal: history keeps every version.
+            try sandbox.ok("v=$(head -c 40000 /dev/zero | tr '\\0' x); for i in $(seq 30); do kvfs set big \"$v$i\" $S || exit 1; done")
+            let journal = try #require(Int(try sandbox.ok("cat $SYNC/devices/*/journal-* $SYNC/devices/*/snapshot-* 2>/dev/null | wc -c")
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            #expect(journal > 1_000_000)
+            try sandbox.mount("m2", state: "state2", options: "--device-name two")
+            let other = try sandbox.ok("jq .pid $T/m2/.kvfs/status").trimmingCharacters(in: .whitespacesAndNewlines)
+            let read = try sandbox.run("""
+                kill -STOP \(other)
+                kvfs set k v $S
+                kvfs wait k --timeout 3 $S & waiter=$!
+                sleep 2; sed -n 's/^rchar: //p' /proc/$waiter/io
+                wait $waiter; status=$?
+                kill -CONT \(other); exit $status
+                """)
+            #expect(read.status == 75, "two never read it: \(read)")
+            let bytes = try #require(Int(read.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(read)")
+            #expect(bytes < 3 * journal, "kvfs wait read \(bytes) bytes in 2 s; the journal is \(journal)")
         }
     }
 

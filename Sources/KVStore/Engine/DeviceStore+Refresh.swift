@@ -61,7 +61,7 @@ extension DeviceStore {
         let folders = survey.survey()
         var changed = engine.withLock { $0.releaseHeldBack() }
         for (device, seen) in folders {
-            changed.formUnion(engine.withLock { $0.read(device, seen: seen.fingerprint, onlyIfChanged: onlyChangedFolders) })
+            changed.formUnion(engine.withLock { $0.read(device, seen: seen, onlyIfChanged: onlyChangedFolders) })
         }
         return engine.withLock { $0.finishReading(present: Array(folders.keys), changed: changed) }
     }

@@ -17,16 +17,20 @@ extension EngineState {
 
     /// Reads another device's new records, and what its folder says it
     /// adopted. `seen` is the folder as a survey saw it just now, if one
-    /// did; with `onlyIfChanged`, the folder is read only when it changed
-    /// since its reader last read it. Returns the keys whose visible entry changed.
-    mutating func read(_ device: DeviceID, seen: FolderSurvey.Fingerprint? = nil, onlyIfChanged: Bool = false) -> Set<StoreKey> {
-        guard device != deviceID, !isClosed else { return [] }
+    /// did: the name it gives its device is the one in force (a device
+    /// renamed with `--device-name` is shown by its new name here too); with
+    /// `onlyIfChanged`, the folder is read only when it changed since its
+    /// reader last read it. Returns the keys whose visible entry changed.
+    mutating func read(_ device: DeviceID, seen: FolderSurvey.Seen? = nil, onlyIfChanged: Bool = false) -> Set<StoreKey> {
+        guard !isClosed else { return [] }
+        if let name = seen?.name { folders.rename(device, to: name) }
+        guard device != deviceID else { return [] }
         let known = folders.readers[device]
-        if onlyIfChanged, let seen, known?.readAt == seen { return [] }
+        if onlyIfChanged, let seen, known?.readAt == seen.fingerprint { return [] }
         if folders.names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go
         let reader = known ?? DeviceFolderReader(device: device, folder: sync.folder(of: device), warn: context.warn)
         folders.readers[device] = reader
-        reader.readAt = seen
+        reader.readAt = seen?.fingerprint
         let adopted = sync.adoptions(of: device)
         folders.adoptions[device] = adopted.isEmpty ? nil : adopted
         return merge(reader.readNew(), from: device)

@@ -150,11 +150,13 @@ struct EngineState {
         return unannouncedKeys
     }
 
-    /// A device's name: as its folder says (remembered once read), or as an adoption of it says, or its id.
+    /// A device's name: as its folder says (as the refresh last read it,
+    /// and remembered), or as an adoption of it says, or its id. This
+    /// device's is the one it opened with, until another of its processes renames it.
     mutating func displayName(of device: DeviceID) -> String {
-        if device == deviceID { return context.deviceName }
+        if device == deviceID { return folders.names[device] ?? context.deviceName }
         if let name = folders.names[device] ?? sync.name(of: device) {
-            folders.names[device] = name
+            folders.rename(device, to: name)
             return name
         }
         return FolderView.adoptedName(of: device, in: folders.adoptions) ?? device.hex

@@ -20,12 +20,23 @@ struct FolderView {
     /// or not arrived yet after a restart), with how far it had read them:
     /// they stay in its progress, and hold tombstones back, until retired.
     var remembered: [DeviceID: HLCTimestamp] = [:]
-    /// The names devices gave themselves, remembered should their folders go.
-    var names: [DeviceID: String] = [:]
+    /// The names devices gave themselves (their `device.json`, as last
+    /// read), remembered should their folders go.
+    private(set) var names: [DeviceID: String] = [:]
+    /// Changes whenever a device's name does: what shows names (history's
+    /// file names) is made again then.
+    private(set) var namesRevision: UInt64 = 0
     /// The sync directory's store id; empty until it arrives.
     var storeID: String
     /// When other devices' records were last read.
     var lastSyncTime: Date?
+
+    /// Takes `name` as `device`'s name from now on.
+    mutating func rename(_ device: DeviceID, to name: String) {
+        guard names[device] != name else { return }
+        names[device] = name
+        namesRevision &+= 1
+    }
 
     /// How far this device has read and merged `device`'s records without a
     /// gap: its reader's ``DeviceFolderReader/contiguous``, short of the first

@@ -49,11 +49,12 @@ struct StatusInputs {
                            devices: devices, lastSync: lastSyncTime, staleAfter: staleAfter, warnings: warnings)
     }
 
-    /// A device's name: as its folder says (remembered once read), or as an
-    /// adoption of it says, or its id (``EngineState/displayName(of:)``).
+    /// A device's name: as its folder says now (the survey's `folder`), else
+    /// as it was last read, or as an adoption of it says, or its id
+    /// (``EngineState/displayName(of:)``).
     func name(of device: DeviceID, folder: FolderSurvey.Seen?) -> String {
-        if device == deviceID { return deviceName }
-        return names[device] ?? folder?.name ?? FolderView.adoptedName(of: device, in: adoptions) ?? device.hex
+        if device == deviceID { return folder?.name ?? deviceName }
+        return folder?.name ?? names[device] ?? FolderView.adoptedName(of: device, in: adoptions) ?? device.hex
     }
 
     /// One device's health.

@@ -35,7 +35,8 @@ extension DeviceStore {
     /// under one revision holds until the revision moves.
     public var historyRevision: HistoryRevision {
         engine.withLock { state in
-            HistoryRevision(versions: state.history.revision, merge: state.merged.revision, retention: state.retention())
+            HistoryRevision(versions: state.history.revision, merge: state.merged.revision, names: state.folders.namesRevision,
+                            retention: state.retention())
         }
     }
 
@@ -102,5 +103,7 @@ extension DeviceStore {
 /// What a key's history listing was made under (``DeviceStore/historyRevision``).
 public struct HistoryRevision: Equatable, Sendable {
     let versions: UInt64, merge: UInt64
+    /// The devices' names, which name the versions.
+    let names: UInt64
     let retention: HistoryRetention
 }

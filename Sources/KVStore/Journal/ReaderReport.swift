@@ -23,7 +23,11 @@ struct ReaderReport {
 
     /// Notes a problem of this read, for the status.
     mutating func note(_ kind: SyncWarning.Kind, file: String, message: String, fix: String) {
-        let problem = SyncWarning(kind: kind, device: device.hex, file: file, message: message, fix: fix)
+        note(SyncWarning(kind: kind, device: device.hex, file: file, message: message, fix: fix))
+    }
+
+    /// Notes a problem of this read (one a read before found, in a file that has not changed since).
+    mutating func note(_ problem: SyncWarning) {
         if !problems.contains(problem) { problems.append(problem) }
     }
 

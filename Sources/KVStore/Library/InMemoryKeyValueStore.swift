@@ -20,46 +20,118 @@ public final class InMemoryKeyValueStore: KeyValueStore {
         var stamp: Stamp
         var value: PropertyListValue?
         var size: Int
+        /// The key's version before it when it was written, as its record on disk would say (``WriteBase``).
+        var base: WriteBase
+    }
+
+    /// A key's versions, oldest first: those from `first` on (the retention
+    /// drops a key's oldest version, and removing an array's first element
+    /// would move all the others each time).
+    private struct KeyVersions {
+        private var all: [Version] = []
+        private var first = 0
+
+        var kept: ArraySlice<Version> { all[first...] }
+        var last: Version? { first < all.count ? all.last : nil }
+        var isEmpty: Bool { first == all.count }
+
+        mutating func append(_ version: Version) { all.append(version) }
+
+        /// Lets go of the version stamped `stamp`: its oldest, as the retention drops them.
+        mutating func drop(_ stamp: Stamp) {
+            guard let index = all[first...].firstIndex(where: { $0.stamp == stamp }) else { return }
+            if index == first {
+                first += 1
+            } else {
+                all.remove(at: index)  // only if stamps ever came out of order
+            }
+            if first > 16 && first * 2 > all.count {  // the dropped room goes once it is half: amortized constant
+                all.removeFirst(first)
+                first = 0
+            }
+        }
+    }
+
+    /// A version that is not its key's current value: what the retention weighs, oldest first.
+    private struct Candidate: Comparable {
+        var stamp: Stamp
+        var key: StoreKey
+        var charge: Int
+
+        static func < (a: Self, b: Self) -> Bool { a.stamp < b.stamp }
+        static func == (a: Self, b: Self) -> Bool { a.stamp == b.stamp && a.key == b.key }
     }
 
     /// Values with their sizes and the usage they add up to, and each key's
     /// versions (oldest first), kept together under one lock.
+    ///
+    /// The retention (``RetentionRule``) keeps the newest versions that are
+    /// not current values within the budget, counted newest first: that is,
+    /// it drops the oldest of them until the rest fit. So a write need not
+    /// weigh every version again: the candidates wait in a heap, oldest on
+    /// top, with the sum of what they count, and each write drops from the
+    /// top what no longer fits (or is too old). Each version enters the heap
+    /// once and leaves it once: a write costs O(log n) comparisons, however
+    /// long the history (it weighed every version of every key at 0b953bb,
+    /// and 100,000 writes took more than 9 minutes).
     private struct Contents {
         var values: [StoreKey: PropertyListValue] = [:]
         var sizes: [StoreKey: Int] = [:]
         var usage = QuotaUsage()
-        var versions: [StoreKey: [Version]] = [:]
+        var versions: [StoreKey: KeyVersions] = [:]
+        /// The versions that are not a key's current value, oldest first.
+        var candidates = MinimumHeap<Candidate>()
+        /// What `candidates` count against the budget, together.
+        var candidatesCharge = 0
+        /// How many versions the retention has taken in or let go of: at
+        /// most two per version written, whatever the history's length.
+        var retentionWork = 0
 
         /// Adds a version of `key`, then lets go of what the retention no longer keeps.
         mutating func record(_ value: PropertyListValue?, forKey key: StoreKey, size: Int, stamp: Stamp,
                              retention: HistoryRetention, now: UInt64) {
-            versions[key, default: []].append(Version(stamp: stamp, value: value, size: size))
-            let floor = self.floor(retention: retention, now: now)
-            for (key, kept) in versions {
-                let left = kept.indices.filter { isKept(kept, at: $0, floor: floor) }.map { kept[$0] }
-                versions[key] = left.isEmpty ? nil : left
+            var kept = versions.removeValue(forKey: key) ?? KeyVersions()  // taken out, not copied: changed in place
+            if let current = kept.last, current.value != nil { weigh(current, of: key) }  // current no more
+            let version = Version(stamp: stamp, value: value, size: size, base: kept.last.map { .version($0.stamp) } ?? .nothing)
+            kept.append(version)
+            versions[key] = kept
+            if value == nil { weigh(version, of: key) }  // a removal is never a current value
+            dropUnkept(retention: retention, now: now)
+        }
+
+        /// Makes `version` of `key` one the retention weighs.
+        private mutating func weigh(_ version: Version, of key: StoreKey) {
+            // Charged as the disk store charges it: its record, based on the key's version before it.
+            let charge = RetentionRule.charge(key: key, value: version.value, base: version.base, rank: nil)
+            candidates.insert(Candidate(stamp: version.stamp, key: key, charge: charge))
+            candidatesCharge += charge
+            retentionWork += 1
+        }
+
+        /// Drops the oldest versions that are not current values until the
+        /// rest are within `retention` at `now`: what ``RetentionRule/floor(of:retention:now:)`` keeps.
+        private mutating func dropUnkept(retention: HistoryRetention, now: UInt64) {
+            let oldest = retention.isOff ? HLCTimestamp.latest : RetentionRule.oldestKept(days: retention.days, now: now)
+            while let candidate = candidates.first,
+                  retention.isOff || candidate.stamp.time < oldest || candidatesCharge > retention.bytes {
+                _ = candidates.removeFirst()
+                candidatesCharge -= candidate.charge
+                retentionWork += 1
+                versions[candidate.key]?.drop(candidate.stamp)
+                if versions[candidate.key]?.isEmpty == true { versions[candidate.key] = nil }
             }
         }
 
-        /// What the retention keeps of the versions that are not a key's current value.
-        func floor(retention: HistoryRetention, now: UInt64) -> RetentionRule.Floor {
-            let candidates = versions.flatMap { key, kept in
-                kept.indices.filter { !isCurrentValue(kept, at: $0) }.map {
-                    // Charged as the disk store charges it: its record, based on the key's version before it.
-                    RetentionRule.Candidate(stamp: kept[$0].stamp, charge: RetentionRule.charge(
-                        key: key, value: kept[$0].value, base: $0 > 0 ? .version(kept[$0 - 1].stamp) : .nothing, rank: nil))
-                }
+        /// The versions of `key` the retention keeps at `now`, oldest first,
+        /// and the stamp of its newest (its current one, a removal too).
+        func kept(of key: StoreKey, retention: HistoryRetention, now: UInt64) -> (versions: [Version], newest: Stamp?) {
+            let versions = versions[key]?.kept ?? []
+            let oldest = retention.isOff ? HLCTimestamp.latest : RetentionRule.oldestKept(days: retention.days, now: now)
+            // Within the budget since the last write; days may have passed since.
+            let kept = versions.indices.filter { index in
+                index == versions.indices.last && versions[index].value != nil || versions[index].stamp.time >= oldest
             }
-            return RetentionRule.floor(of: candidates, retention: retention, now: now)
-        }
-
-        /// Whether the version at `index` is its key's current value (the newest, not a removal).
-        func isCurrentValue(_ kept: [Version], at index: Int) -> Bool {
-            index == kept.count - 1 && kept[index].value != nil
-        }
-
-        func isKept(_ kept: [Version], at index: Int, floor: RetentionRule.Floor) -> Bool {
-            isCurrentValue(kept, at: index) || floor.keeps(kept[index].stamp)
+            return (kept.map { versions[$0] }, versions.last?.stamp)
         }
 
         mutating func put(_ value: PropertyListValue, forKey key: StoreKey, size: Int) {
@@ -140,12 +212,7 @@ public final class InMemoryKeyValueStore: KeyValueStore {
     public func history(forKey key: String) -> [KeyVersion] {
         let key = StoreKey(key)
         let now = clock.wallTime()
-        let (kept, newest): ([Version], Stamp?) = contents.withLock { contents in
-            let floor = contents.floor(retention: retention, now: now)
-            let versions = contents.versions[key] ?? []
-            // The newest version is the key's current one, a removal too (only a value is always kept).
-            return (versions.indices.filter { contents.isKept(versions, at: $0, floor: floor) }.map { versions[$0] }, versions.last?.stamp)
-        }
+        let (kept, newest) = contents.withLock { $0.kept(of: key, retention: retention, now: now) }
         let names = kept.map { $0.stamp.device == deviceID ? deviceName : simulatedDeviceName }
         let versionNames = VersionName.names(of: kept.indices.map { (kept[$0].stamp.time, names[$0], kept[$0].value == nil) })
         return kept.indices.map { index in
@@ -177,6 +244,10 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 
     /// Simulated external changes and quota refusals, as an async sequence.
     public var changes: AsyncStream<StoreChange> { broadcaster.subscribe() }
+
+    /// How many versions the retention has taken in or let go of since the
+    /// store was made (or reset): at most two per version written.
+    var retentionWork: Int { contents.withLock { $0.retentionWork } }
 
     /// Empties the store, without notifications.
     public func reset() { contents.withLock { $0 = Contents() } }  // history too

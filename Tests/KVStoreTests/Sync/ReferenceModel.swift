@@ -16,6 +16,9 @@ final class ReferenceModel: @unchecked Sendable {
     /// How many records were written.
     var count: Int { lock.withLock { records.count } }
 
+    /// Every record written, in the order the devices appended them.
+    var written: [JournalRecord] { lock.withLock { records } }
+
     /// The store every device must show.
     func values() -> [StoreKey: PropertyListValue] {
         typealias Order = (UInt64, String)
