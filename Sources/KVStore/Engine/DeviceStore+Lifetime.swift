@@ -56,6 +56,7 @@ extension DeviceStore {
     /// and remembers what it showed.
     public func close() {
         announceClosing()
+        compactor.drain()
         compactor.finish(engine)
         ticker.stop()
         guard let closing = engine.withLock({ $0.close() }) else { return }

@@ -27,22 +27,16 @@ extension EngineState {
         return changed
     }
 
-    /// Makes this process the one of the device that appends to the journal
-    /// or starts a compaction, until ``OwnJournal/finishAppending()``: takes the
-    /// journal's lock, reads what the others appended (so that the quota is
-    /// checked against every write of the device, and the clock stamps the
-    /// next write after all of them), and moves the writer to where they
-    /// left the journal (their new segment, after their last whole record).
-    mutating func startAppending() throws(KVStoreError) {
-        guard let lock = journal.lock, let reader = folders.readers[deviceID] else { return }
-        try lock.lock()
-        do throws(KVStoreError) {
-            readOtherProcessesWrites()
-            try journal.writer.follow(reader)
-        } catch {
-            lock.unlock()
-            throw error
-        }
+    /// Readies this process, in its turn at the journal (``JournalTurn``), to
+    /// append or to start a compaction: reads what the device's other
+    /// processes appended (so that the quota is checked against every write
+    /// of the device, and the clock stamps the next write after all of
+    /// them), and moves the writer to where they left the journal (their new
+    /// segment, after their last whole record).
+    mutating func followOtherProcesses() throws(KVStoreError) {
+        guard !context.isReadOnly, let reader = folders.readers[deviceID] else { return }
+        readOtherProcessesWrites()
+        try journal.writer.follow(reader)
     }
 
     /// Reads what the device's other processes wrote, unless nothing is new

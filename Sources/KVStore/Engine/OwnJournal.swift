@@ -1,16 +1,13 @@
 /// This device's own journal, as one process of the device sees it: the
-/// writer that appends to its folder, the lock its processes take in turn to
-/// append (``EngineState/startAppending()``), what the others appended that
-/// this one read meanwhile, and how far the folder goes.
+/// writer that appends to its folder (in this process's turn,
+/// ``JournalTurn``), what the others appended that this one read meanwhile,
+/// and how far the folder goes.
 ///
 /// One of ``EngineState``'s two parts, beside the folders' view
 /// (``FolderView``); it lives inside the engine's `Mutex` with them.
 struct OwnJournal {
     /// Appends this device's records to its folder.
     var writer: JournalWriter
-    /// Held while this device's journal grows, by whichever of its processes
-    /// appends; nil when the store was opened read-only.
-    let lock: FileLock?
     /// What the device's other processes wrote that this one read while
     /// appending, for the store to report once it lets go of the engine's lock.
     var fromOtherProcesses = OtherProcessesWrites()
@@ -43,11 +40,6 @@ struct OwnJournal {
     /// Notes the latest stamp of this device's read in its folder, written by another of its processes.
     mutating func noteRead(_ stamp: HLCTimestamp?) {
         if let stamp { latest = max(latest ?? stamp, stamp) }
-    }
-
-    /// Lets other processes of the device append (``EngineState/startAppending()``).
-    func finishAppending() {
-        lock?.unlock()
     }
 
     /// What the device's other processes wrote that this one read while appending, forgotten here.

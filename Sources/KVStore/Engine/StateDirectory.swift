@@ -241,8 +241,8 @@ final class StateDirectory: Sendable {
     /// Whether this process is the device's last, about to close: then it
     /// holds `lock` alone from now on (its text says it is closing, so that a
     /// process opening the store waits for it) and is the primary, for the
-    /// device's closing work; ``unlock()`` lets go. Called with the store's
-    /// `Mutex` held, which orders this process's threads around the journal's lock.
+    /// device's closing work; ``unlock()`` lets go. Called in the process's
+    /// turn at the journal (``JournalTurn``), which orders its threads around the journal's lock.
     func isLastToClose() -> Bool {
         guard let deviceLock = holding.withLock({ $0.deviceLock }), let journalLock else { return false }
         let isLast = (try? journalLock.exclusively { () throws(KVStoreError) -> Bool in

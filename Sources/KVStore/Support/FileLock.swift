@@ -45,6 +45,22 @@ final class FileLock: Sendable {
         }
     }
 
+    /// Takes the lock alone, waiting at most `patience` for another holder:
+    /// then throws ``KVStoreError/journalBusy(path:holder:seconds:)``, naming
+    /// the holder as `/proc/locks` does. One `flock` when nobody holds it.
+    func lock(within patience: Duration) throws(KVStoreError) {
+        let deadline = ContinuousClock.now + patience
+        var pause: UInt32 = 500  // µs, doubling to 10 ms: a turn another process takes lasts a millisecond or less
+        while !tryLock() {
+            guard ContinuousClock.now < deadline else {
+                throw .journalBusy(path: path, holder: FileLockHolders.describe(file) ?? "another process",
+                                   seconds: Int(patience.components.seconds))
+            }
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
+        }
+    }
+
     /// Takes the lock if nobody holds it in a way that excludes `mode`; held
     /// already, it changes to `mode` (not atomically: flock lets go first).
     func tryLock(_ mode: Mode = .exclusive) -> Bool {
