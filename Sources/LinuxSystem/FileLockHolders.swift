@@ -12,6 +12,17 @@ public enum FileLockHolders {
     /// as `descriptor`, as this process's pid namespace numbers them (0: a
     /// holder outside it); empty when none does or `/proc/locks` cannot be read.
     public static func of(_ descriptor: FileDescriptor) -> [pid_t] {
+        locks(of: descriptor).filter { !$0.waiting }.map(\.pid)
+    }
+
+    /// Whether a process waits for a lock on the file open as `descriptor` (it asked for one that conflicts with a held one).
+    public static func waiting(for descriptor: FileDescriptor) -> Bool {
+        locks(of: descriptor).contains { $0.waiting }
+    }
+
+    /// The locks `/proc/locks` lists on the file open as `descriptor`: who
+    /// holds each, or waits for it (the kernel lists a waiter after `->`).
+    private static func locks(of descriptor: FileDescriptor) -> [(pid: pid_t, waiting: Bool)] {
         var status = stat()
         guard fstat(descriptor.rawValue, &status) == 0,
               let bytes = try? FileDescriptor.contents(of: "/proc/locks") else { return [] }
@@ -21,13 +32,12 @@ public enum FileLockHolders {
                     inode: UInt64(status.st_ino))
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard !fields.contains("->") else { return nil }  // a process waiting for the lock, not holding it
             guard let index = fields.firstIndex(where: { field in
                 let parts = field.split(separator: ":")
                 return parts.count == 3 && UInt64(parts[0], radix: 16) == file.major && UInt64(parts[1], radix: 16) == file.minor
                     && UInt64(parts[2]) == file.inode
             }), index > 0 else { return nil }
-            return pid_t(fields[index - 1]) ?? 0
+            return (pid_t(fields[index - 1]) ?? 0, fields.contains("->"))
         }
     }
 

@@ -261,10 +261,10 @@ final class Compactor: Sendable {
         // the snapshot holds every record of the device, and the new segment comes after all of them.
         let beginning: Beginning
         do throws(KVStoreError) {
-            beginning = try turn.take { () throws(KVStoreError) -> Beginning in
+            beginning = try turn.take { kept throws(KVStoreError) -> Beginning in
                 try engine.withLock { state throws(KVStoreError) -> Beginning in
                     guard !state.isClosed, !state.journal.writer.isDisplaced else { return .notNeeded }
-                    try state.followOtherProcesses()
+                    if !kept { try state.followOtherProcesses() }
                     guard var extra = additions(&state) else { return .notNeeded }
                     if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
                     return begin(&state, adding: extra, replacing: unfinished)

@@ -9,10 +9,10 @@ extension DeviceStore {
         guard !isReadOnly else { return }
         let rewritten: [JournalRecord]?
         do {
-            rewritten = try turn.take { () throws(KVStoreError) -> [JournalRecord]? in
+            rewritten = try turn.take { kept throws(KVStoreError) -> [JournalRecord]? in
                 try engine.withLock { state throws(KVStoreError) -> [JournalRecord]? in
                     guard state.journal.ahead.isDue else { return nil }
-                    try state.followOtherProcesses()
+                    if !kept { try state.followOtherProcesses() }
                     return try state.rewriteOwnRecordsAhead()
                 }
             }

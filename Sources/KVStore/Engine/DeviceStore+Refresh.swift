@@ -29,7 +29,7 @@ extension DeviceStore {
         }
         guard isOpen else { return nil }
         // Another store re-opens the journal, in the process's turn at it; when another process keeps it, the next refresh does.
-        let newStoreID = switching ? (try? turn.take { engine.withLock { $0.isClosed ? nil : $0.takeStoreID(storeID) } }) ?? nil
+        let newStoreID = switching ? (try? turn.take { _ in engine.withLock { $0.isClosed ? nil : $0.takeStoreID(storeID) } }) ?? nil
                                    : engine.withLock { $0.takeStoreID(storeID) }
         if let newStoreID {
             state.rememberedStoreID = newStoreID.storeID

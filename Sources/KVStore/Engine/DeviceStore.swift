@@ -316,9 +316,9 @@ public final class DeviceStore: Sendable {
             for key in keys { try QuotaUsage.checkKey(key) }
             compactor.retryUnfinished(engine)
             func attempt() throws(KVStoreError) -> EngineState.WriteOutcome? {
-                try turn.take { () throws(KVStoreError) in
+                try turn.take { kept throws(KVStoreError) in
                     try engine.withLock { state throws(KVStoreError) in
-                        try state.followOtherProcesses()
+                        if !kept { try state.followOtherProcesses() }
                         let current = try state.entriesToReplace(keys)
                         let operations = try decide(current, state.merged)
                         guard !operations.isEmpty else { return nil }

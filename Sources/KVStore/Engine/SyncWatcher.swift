@@ -24,6 +24,10 @@ public final class SyncWatcher: Sendable {
     /// The watch on this device's own folder: its events, which the device's
     /// other processes' writes cause, need only that folder read.
     private let ownWatch = Atomic<Int32>(-1)
+    /// The watch on the state directory's `journal.ask`, which another
+    /// process of the device closes to ask this one, a mount, for the
+    /// journal it keeps between its writes (``JournalTurn``); -1 when this store keeps none.
+    private let askWatch = Atomic<Int32>(-1)
     /// The devices folder's status when its folders were last watched, if
     /// it had settled then (``FolderSurvey/settling``): a folder added or
     /// made again changes it, and only then are they all watched again
@@ -52,6 +56,12 @@ public final class SyncWatcher: Sendable {
         }
         stopPipe = try? FileDescriptor.pipe(options: .closeOnExec)
         watchFolders()
+        // A mount keeps the journal between its writes while nobody asks for it; without inotify nobody could.
+        if inotify >= 0, store.state.mountPoint != nil {
+            let ask = inotify_add_watch(inotify, store.state.askPath, UInt32(IN_CLOSE_WRITE | IN_DONT_FOLLOW))
+            askWatch.store(ask, ordering: .relaxed)
+            if ask >= 0 { store.turn.allowLease { [weak self] leased in self?.watchOwnFolder(leased: leased) } }
+        }
         let thread = Thread { [self] in
             ThreadName.set(SyncWatcher.threadName)  // for `ps -L`, and the benchmark, which counts its wake-ups
             run()
@@ -67,7 +77,9 @@ public final class SyncWatcher: Sendable {
     }
 
     /// Stops watching; returns once the watcher's thread is done with the store.
+    /// The journal is not kept any more: nobody would hear another process ask for it.
     public func stop() {
+        store.turn.stopLeasing()
         stopping.store(true, ordering: .releasing)
         _ = try? stopPipe?.writeEnd.writeAll([1])
         while !finished.load(ordering: .acquiring) { usleep(1000) }
@@ -84,8 +96,7 @@ public final class SyncWatcher: Sendable {
         guard inotify >= 0 else { return }
         let root = store.sync.root.stablePath
         let devices = root + "/devices"
-        let changes = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
-        _ = inotify_add_watch(inotify, root, changes)  // the user's path: a link to the folder is theirs
+        _ = inotify_add_watch(inotify, root, Self.changes)  // the user's path: a link to the folder is theirs
         // Below it, as the store reads: `devices` and the device folders it lists, never a link.
         let status = ((try? store.sync.devicesFolder()) ?? nil)?.status.map(FolderSurvey.FileStamp.init)
         guard status == nil || watchedDevices.withLock({ watched in
@@ -94,21 +105,39 @@ public final class SyncWatcher: Sendable {
         }) else { return }
         let folders = store.sync.devices().filter { $0 != store.deviceID }.map { devices + "/" + $0.hex }
         for path in [devices] + folders {
-            _ = inotify_add_watch(inotify, path, changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
+            _ = inotify_add_watch(inotify, path, Self.changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
         }
-        let own = inotify_add_watch(inotify, devices + "/" + store.deviceID.hex, changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
+        watchOwnFolder(leased: store.turn.isLeasedNow)
+    }
+
+    /// The events a folder is watched for.
+    private static let changes = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
+
+    /// Watches this device's own folder: for appends (`IN_MODIFY`) only
+    /// while another process of the device may append, that is unless this
+    /// one keeps the journal (`leased`): its own appends wake nobody then.
+    /// Called as the lease is taken, and before it is let go.
+    private func watchOwnFolder(leased: Bool) {
+        guard inotify >= 0 else { return }
+        let mask = (leased ? Self.changes & ~UInt32(IN_MODIFY) : Self.changes) | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR)
+        let own = inotify_add_watch(inotify, store.sync.root.stablePath + "/devices/" + store.deviceID.hex, mask)
         ownWatch.store(own, ordering: .relaxed)
     }
 
-    /// Reads the events queued, and says whether every one is of this
-    /// device's own folder (an overflow of the queue is not).
-    private func drainEvents(into buffer: inout [UInt8]) -> (any: Bool, ownOnly: Bool) {
-        let own = ownWatch.load(ordering: .relaxed)
-        var result = (any: false, ownOnly: true)
+    /// What the events queued were of.
+    private struct Events {
+        /// This device's own folder (its other processes' appends), `journal.ask` (another process asks for the
+        /// journal), anything else (another device's folder, an overflow of the queue).
+        var own = false, asked = false, others = false
+    }
+
+    /// Reads the events queued, and says what they were of.
+    private func drainEvents(into buffer: inout [UInt8]) -> Events {
+        let own = ownWatch.load(ordering: .relaxed), ask = askWatch.load(ordering: .relaxed)
+        var events = Events()
         while true {
             let count = read(inotify, &buffer, buffer.count)
-            guard count > 0 else { return result }
-            result.any = true
+            guard count > 0 else { return events }
             var offset = 0
             // Each event: wd (Int32), mask, cookie, len (UInt32 each), then `len` bytes of name.
             while offset + 16 <= count {
@@ -116,7 +145,13 @@ public final class SyncWatcher: Sendable {
                     (bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
                      Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
                 }
-                if watch != own || own < 0 { result.ownOnly = false }
+                if watch >= 0 && watch == own {
+                    events.own = true
+                } else if watch >= 0 && watch == ask {
+                    events.asked = true
+                } else {
+                    events.others = true
+                }
                 offset += 16 + nameLength
             }
         }
@@ -124,19 +159,6 @@ public final class SyncWatcher: Sendable {
 
     /// The watcher thread's name, as the kernel knows it (at most 15 bytes).
     static let threadName = "kvfs-watcher"
-
-    /// How long the own folder's events settle before it is looked at: a
-    /// process appending in a loop (a write every 0.1 ms) wakes the watcher
-    /// once per this, and another process's write shows here this much later.
-    static let ownSettling: TimeInterval = 0.005
-
-    /// Waits ``ownSettling`` unless told to stop (`stop`, the stop pipe's
-    /// poll entry); returns whether to stop.
-    private func settle(_ stop: pollfd) -> Bool {
-        var stopOnly = [stop]
-        _ = poll(&stopOnly, 1, Int32(Self.ownSettling * 1000))
-        return stopping.load(ordering: .acquiring)
-    }
 
     private func run() {
         // poll(2) and inotify have no swift-system wrappers.
@@ -148,18 +170,12 @@ public final class SyncWatcher: Sendable {
             _ = poll(&descriptors, nfds_t(descriptors.count), Int32(pollInterval * 1000))
             if stopping.load(ordering: .acquiring) { return }
             if inotify >= 0 {
-                var events = drainEvents(into: &buffer)  // one refresh covers every event
-                if events.any && events.ownOnly {
-                    // Each of this process's own appends is such an event: a burst of them settles
-                    // first, and costs one look at the folder instead of a wake-up (and a wait for the
-                    // store's lock, which the write still holds) each.
-                    if settle(descriptors[0]) { return }
-                    events.ownOnly = drainEvents(into: &buffer).ownOnly
-                }
+                let events = drainEvents(into: &buffer)  // one refresh covers every event
+                if events.asked { store.turn.release() }  // first: another process waits
                 // Polling goes on meanwhile: the own folder's events may come faster than the interval.
                 // No other folder can have appeared (that is an event of `devices`): none to watch.
-                if events.any && events.ownOnly && Date().timeIntervalSince(lastRefresh) < pollInterval {
-                    store.refreshOwnFolder()
+                if (events.own || events.asked) && !events.others && Date().timeIntervalSince(lastRefresh) < pollInterval {
+                    if events.own { store.refreshOwnFolder() }
                     continue
                 }
                 watchFolders()
