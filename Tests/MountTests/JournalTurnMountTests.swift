@@ -8,7 +8,7 @@ import Testing
 /// and never its reads.
 @Suite("Turns at the journal, through a mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct JournalTurnMountTests {
-    @Test("another process holds journal.lock 10 s: a read every 10 ms never takes 50 ms; a write waiting for it fails with EBUSY, a log line names the holder, and neither side loses a value")
+    @Test("another process holds journal.lock 10 s: reads every 10 ms go on (p99 under 50 ms, none waiting for it); a write waiting for it fails with EBUSY, a log line names the holder, and neither side loses a value")
     func readsNeverWaitForJournalLock() throws {
         try withSandbox { sandbox in
             let output = try sandbox.ok(#"""
@@ -21,13 +21,17 @@ struct JournalTurnMountTests {
                 pywrite $M/k two > write.out &
                 python3 - $M/r <<'PY'
                 import sys, time
-                worst, end = 0.0, time.monotonic() + 8
+                times, end = [], time.monotonic() + 8
                 while time.monotonic() < end:
                     start = time.monotonic()
                     with open(sys.argv[1]) as f: f.read()
-                    worst = max(worst, time.monotonic() - start)
+                    times.append(time.monotonic() - start)
                     time.sleep(0.01)
-                print("reads: " + ("none over 50 ms" if worst < 0.05 else f"one took {worst * 1000:.0f} ms"))
+                times.sort()
+                # A loaded machine (the full suite on 2 cores) delays a read now and then by tens of
+                # milliseconds; one waiting for the lock waits seconds (9.9 s at 0b953bb).
+                p99, worst = times[int(0.99 * len(times))], times[-1]
+                print("reads: " + ("p99 under 50 ms, none over 1 s" if p99 < 0.05 and worst < 1 else f"p99 {p99 * 1000:.0f} ms, worst {worst * 1000:.0f} ms"))
                 PY
                 wait
                 cat write.out
@@ -35,7 +39,7 @@ struct JournalTurnMountTests {
                 cat $M/k
                 echo three > $M/k; cat $M/k
                 """#, timeout: 60)
-            #expect(output == "reads: none over 50 ms\nclose: EBUSY\n1\none\nthree\n")
+            #expect(output == "reads: p99 under 50 ms, none over 1 s\nclose: EBUSY\n1\none\nthree\n")
         }
     }
 }

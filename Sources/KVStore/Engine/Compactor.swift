@@ -282,8 +282,8 @@ final class Compactor: Sendable {
             let located = try compaction.finish()
             engine.withLock { state in
                 state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located)
-                if let reader = state.folders.readers[state.deviceID], reader.folder.path == compaction.folder.path {
-                    reader.skipOwnSnapshot(generation, end: stamp)  // not after an account change: another folder
+                if state.journal.reader.folder.path == compaction.folder.path {
+                    state.journal.reader.skipOwnSnapshot(generation, end: stamp)  // not after an account change: another folder
                 }
             }
             phase = .idle

@@ -19,8 +19,7 @@ extension EngineState {
     /// it as it would another device's records, its clock moving past them.
     /// Returns the keys whose visible entry changed.
     mutating func readOwnFolder() -> Set<StoreKey> {
-        guard let reader = folders.readers[deviceID] else { return [] }
-        let batch = reader.readAll()
+        let batch = journal.reader.readAll()
         let changed = merge(batch, from: deviceID)
         // As at open: a record stamped past the clock's horizon is not this device's latest (``OwnRecordsAhead``).
         journal.noteRead(latestAdmitted(batch, of: deviceID))
@@ -34,16 +33,16 @@ extension EngineState {
     /// them), and moves the writer to where they left the journal (their new
     /// segment, after their last whole record).
     mutating func followOtherProcesses() throws(KVStoreError) {
-        guard !context.isReadOnly, let reader = folders.readers[deviceID] else { return }
+        guard !context.isReadOnly else { return }
         readOtherProcessesWrites()
-        try journal.writer.follow(reader)
+        try journal.writer.follow(journal.reader)
     }
 
     /// Reads what the device's other processes wrote, unless nothing is new
     /// (``JournalWriter/holdsNothingNew(past:)``), keeping it for the store
     /// to report (``OwnJournal/takeOtherProcessesWrites()``).
     mutating func readOtherProcessesWrites() {
-        guard let reader = folders.readers[deviceID], !journal.writer.holdsNothingNew(past: reader) else { return }
+        guard !journal.writer.holdsNothingNew(past: journal.reader) else { return }
         let setAsideBefore = merged.setAside
         journal.fromOtherProcesses.changed.formUnion(readOwnFolder())
         journal.fromOtherProcesses.setAside.formUnion(merged.setAside.subtracting(setAsideBefore))

@@ -38,10 +38,9 @@ struct EngineState {
     init(context: StoreContext, writer: JournalWriter, ownReader: DeviceFolderReader,
          own: DeviceFolderReader.Batch, storeID: String, lastOwnStamp: HLCTimestamp?) {
         self.context = context
-        journal = OwnJournal(writer: writer)
+        journal = OwnJournal(writer: writer, reader: ownReader)
         folders = FolderView(storeID: storeID)
         merged = MergedState(owner: context.deviceID)
-        folders.readers[context.deviceID] = ownReader
         _ = merge(own, from: deviceID)
         journal.latest = latestAdmitted(own, of: deviceID)
         observePublishedProgress(lastOwnStamp: lastOwnStamp)
@@ -108,7 +107,7 @@ struct EngineState {
             for change in record.changes { written[change.key] = record.stamp }
             records.append(record)
         }
-        let locations = try journal.append(records, ownReader: folders.readers[deviceID])
+        let locations = try journal.append(records)
         history.add(zip(records, locations), in: deviceID)
         return records
     }
