@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 // Layers, each depending only on the ones below it:
@@ -23,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // `swift package generate-documentation --target KVStore`: the DocC catalogs (mount-scripts/run-tests.sh
+        // builds them, warnings as errors). A plugin: nothing of it is built for kvfs itself.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -78,8 +82,36 @@ let package = Package(
         .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport"], path: "Tests/Fuzz",
                     exclude: ["Support.swift", "Measure", "corpus", "crashers", "samples"]),
         .testTarget(name: "KVFileSystemTests", dependencies: ["KVFileSystem", "FUSEKit", "KVStore"]),
+        // The README's and docs/'s links and anchors, and the sections code cites, checked.
+        .testTarget(name: "DocsTests", dependencies: ["TestSupport"]),
         // Machines in network, mount and PID namespaces, each with Syncthing and a kvfs mount, driven by shell tools.
         .testTarget(name: "MachineTests", dependencies: ["LinuxSystem", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Seed 004's `import ObservableDefaults`: the macros (@ObservableCloud, @ObservableDefaults and their property
+// macros) and the runtime their expansions call, over KVStore's public API and Foundation's UserDefaults.
+// Kept apart from the rest so that `swift build --product kvfs` (mount-scripts/build.sh) never compiles swift-syntax:
+//   ObservableDefaults (library) → KVStore;  ObservableDefaults → ObservableDefaultsMacros (compiler plugin) → swift-syntax
+package.products.append(.library(name: "ObservableDefaults", targets: ["ObservableDefaults"]))
+package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-syntax", "603.0.0"..<"604.0.0"))
+package.targets.append(contentsOf: [
+    .macro(name: "ObservableDefaultsMacros", dependencies: [
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+    ]),
+    .target(name: "ObservableDefaults", dependencies: ["KVStore", "ObservableDefaultsMacros"]),
+    .testTarget(name: "ObservableDefaultsMacrosTests", dependencies: [
+        "ObservableDefaultsMacros",
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+    ]),
+    // Seed 004's model classes as the seed writes them, and their tests against real stores on two devices.
+    .testTarget(name: "Seed004Tests", dependencies: ["ObservableDefaults", "KVStore", "TestSupport"], path: "Tests/Seed004"),
+])

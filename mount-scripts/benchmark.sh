@@ -14,10 +14,15 @@
 #     8 MiB history, listing a key's 10,000 versions, mounting a store with a full history.
 #  8. `kvfs set k v && kvfs wait k` mount to mount (until the other mount has read the value):
 #     on one shared folder, and through a Syncthing pair with --syncthing, idle and under load.
+#  9. the scale test's long form (Tests/KVStoreTests/History/ScaleTests.swift, the test build):
+#     KVFS_SCALE_MB megabytes (200) written by two devices with history at its largest retention
+#     (128 MiB, which this passes), a third joining late; every value and every version's every
+#     field compared on all three; prints the snapshot and segment sizes reached, and its time.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 #        KVFS_BENCH_ONLY=fsops mount-scripts/benchmark.sh     (sections 1 to 3: the before-and-after comparison)
+#        KVFS_BENCH_ONLY=scale mount-scripts/benchmark.sh     (section 9 alone; KVFS_SCALE_MB=200)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -82,6 +87,15 @@ PY
 if [ "${KVFS_BENCH_ONLY:-}" = folders ]; then  # section 6 alone: it needs kvfs alone
     bin=$(mount-scripts/build.sh | tail -1)
     many_folders
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+scale() {  # section 9: the scale test's long form
+    echo "load average at start of the scale test: $(cut -d' ' -f1-3 /proc/loadavg)"
+    KVFS_SCALE_MB=${KVFS_SCALE_MB:-200} swift test --filter 'KVStoreTests.ScaleTests' 2>&1 | grep -E '^scale:|Test run with'
+}
+if [ "${KVFS_BENCH_ONLY:-}" = scale ]; then  # section 9 alone
+    scale
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
 fi
@@ -291,4 +305,8 @@ mount-scripts/history-bench.sh "$bin"
 # ---- 8: kvfs set && kvfs wait, mount to mount ----
 echo
 "$bin/kvfs-bench" wait --writes 50 --load-interval 0.1 --dir "$work"
+
+# ---- 9: the scale test's long form ----
+echo
+scale
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The history bounds (README § History), as root, against the kvfs in BIN:
+# The history bounds (docs/history.md), as root, against the kvfs in BIN:
 #  1. the daemon's RSS with a full quota (1024 keys of 1 KiB) and a full
 #     history (8 MiB of older values, the default retention), after every
 #     version was listed and read: bound 40 MiB;

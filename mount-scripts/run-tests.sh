@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test (unit, real FUSE
 # mounts, sync through a shared folder, Syncthing and Unison on 127.0.0.1,
-# installing), then the Debian package's (mount-scripts/test-package.sh).
+# installing), then the Debian package's (mount-scripts/test-package.sh), and
+# the libraries' DocC documentation (mount-scripts/check-docs.sh).
 # Usage: mount-scripts/run-tests.sh [swift test options, e.g. --filter MountTests]
 #   (with options, only `swift test` runs: the package test needs a release build)
 set -euo pipefail
@@ -13,3 +14,6 @@ swift build --product generate-manual   # install.sh's man page, which the insta
 swift test --skip-build "$@"
 [ $# -gt 0 ] || mount-scripts/test-package.sh
 [ $# -gt 0 ] || mount-scripts/fuzz.sh --check
+# Each library with a DocC catalog (Sources/TARGET/TARGET.docc): built offline without a warning, every public symbol documented.
+docc_targets=(KVStore)
+[ $# -gt 0 ] || mount-scripts/check-docs.sh "${docc_targets[@]}"

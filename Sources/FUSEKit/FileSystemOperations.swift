@@ -54,11 +54,11 @@ public protocol FileSystemOperations: AnyObject, Sendable {
     /// Looks up `name` in directory `parent` (FUSE `LOOKUP`): the basis of
     /// every path walk. Throw `.ENOENT` for a missing name, or return
     /// ``EntryReply/negative(timeout:)`` to let the kernel cache its absence.
-    func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply
+    func lookup(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) -> EntryReply
 
     /// Returns a file's attributes (FUSE `GETATTR`, `stat(2)`); `handle` is
     /// set when the kernel asks through an open file (`fstat`).
-    func getattr(_ inode: InodeNumber, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply
+    func getattr(_ inode: InodeNumber, handle: UInt64?, request: RequestContext) throws(Errno) -> AttributeReply
 }
 
 /// A filesystem that chooses the connection's features (see ``FileSystemOperations`` for the groups).
@@ -79,13 +79,13 @@ public protocol LookupCounting: FileSystemOperations {
 /// A filesystem that reads symbolic links (see ``FileSystemOperations`` for the groups).
 public protocol LinkReading: FileSystemOperations {
     /// Returns a symbolic link's target (FUSE `READLINK`).
-    func readlink(_ inode: InodeNumber, request: Request) throws(Errno) -> String
+    func readlink(_ inode: InodeNumber, request: RequestContext) throws(Errno) -> String
 }
 
 /// A filesystem that reports its size and free space (see ``FileSystemOperations`` for the groups).
 public protocol StatisticsReporting: FileSystemOperations {
     /// Returns filesystem statistics (FUSE `STATFS`, `df`).
-    func statfs(_ inode: InodeNumber, request: Request) throws(Errno) -> FileSystemStatistics
+    func statfs(_ inode: InodeNumber, request: RequestContext) throws(Errno) -> FileSystemStatistics
 }
 
 /// A filesystem that checks `access(2)` itself (see ``FileSystemOperations`` for the groups).
@@ -93,24 +93,24 @@ public protocol AccessChecking: FileSystemOperations {
     /// Checks access (FUSE `ACCESS`, `access(2)`; never sent with the
     /// `default_permissions` mount option). `mask` is `R_OK|W_OK|X_OK` or
     /// `F_OK`. An `ENOSYS` answer is remembered and treated as "allowed".
-    func access(_ inode: InodeNumber, mask: Int32, request: Request) throws(Errno)
+    func access(_ inode: InodeNumber, mask: Int32, request: RequestContext) throws(Errno)
 }
 
 /// A filesystem with extended attributes (see ``FileSystemOperations`` for the groups).
 public protocol ExtendedAttributeHandling: FileSystemOperations {
     /// Sets an extended attribute (FUSE `SETXATTR`).
     func setxattr(_ inode: InodeNumber, name: String, value: UnsafeRawBufferPointer,
-                  flags: ExtendedAttributeFlags, request: Request) throws(Errno)
+                  flags: ExtendedAttributeFlags, request: RequestContext) throws(Errno)
 
     /// Returns an extended attribute's value (FUSE `GETXATTR`); throw
     /// `.ENODATA` for a missing one. FUSEKit handles the size probe and
     /// `ERANGE` protocol of `getxattr(2)`.
-    func getxattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) -> [UInt8]
+    func getxattr(_ inode: InodeNumber, name: String, request: RequestContext) throws(Errno) -> [UInt8]
 
     /// Returns the names of a file's extended attributes (FUSE `LISTXATTR`);
     /// FUSEKit packs them and handles the size probe.
-    func listxattr(_ inode: InodeNumber, request: Request) throws(Errno) -> [String]
+    func listxattr(_ inode: InodeNumber, request: RequestContext) throws(Errno) -> [String]
 
     /// Removes an extended attribute (FUSE `REMOVEXATTR`); `.ENODATA` if missing.
-    func removexattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno)
+    func removexattr(_ inode: InodeNumber, name: String, request: RequestContext) throws(Errno)
 }

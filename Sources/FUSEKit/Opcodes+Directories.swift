@@ -34,7 +34,7 @@ final class DirectoryStream: @unchecked Sendable {
 func doOpendir(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>?) {
     answer(req) { box, request throws(Errno) in
         guard let fi else { throw .EINVAL }
-        let reply = try box.directories?.opendir(InodeNumber(ino), flags: OpenFlags(rawValue: fi.pointee.flags), request: request)
+        let reply = try box.directories?.opendir(InodeNumber(ino), flags: OpenFlags(rawValue: fi.pointee.flags), request: request.context)
             ?? OpenReply()
         reply.apply(to: fi)
         fi.pointee.fh = DirectoryStream(handle: reply.handle).fileHandle
@@ -52,11 +52,11 @@ func doReaddir(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ size: Int, _ off: off_t,
         let entries: [DirectoryEntry]
         if let stream = fi.flatMap({ DirectoryStream.borrow($0.pointee.fh) }) {
             if off == 0 || stream.entries == nil {
-                stream.entries = try directories.readdir(InodeNumber(ino), handle: stream.handle, request: request)
+                stream.entries = try directories.readdir(InodeNumber(ino), handle: stream.handle, request: request.context)
             }
             entries = stream.entries!
         } else {  // no OPENDIR (no-opendir mode): list afresh for every chunk
-            entries = try directories.readdir(InodeNumber(ino), handle: 0, request: request)
+            entries = try directories.readdir(InodeNumber(ino), handle: 0, request: request.context)
         }
         replyDirectory(request, entries, from: Int(off), size: size)
     }

@@ -9,7 +9,7 @@ func doSetxattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ name: UnsafePointer<CCh
     answer(req, name: name) { box, request, name throws(Errno) in
         guard let attributes = box.attributes else { throw .ENOSYS }
         try attributes.setxattr(InodeNumber(ino), name: name, value: UnsafeRawBufferPointer(start: value, count: size),
-                                flags: ExtendedAttributeFlags(rawValue: flags), request: request)
+                                flags: ExtendedAttributeFlags(rawValue: flags), request: request.context)
         replySuccess(request)
     }
 }
@@ -18,7 +18,7 @@ func doSetxattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ name: UnsafePointer<CCh
 func doGetxattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ name: UnsafePointer<CChar>?, _ size: Int) {
     answer(req, name: name) { box, request, name throws(Errno) in
         guard let attributes = box.attributes else { throw .ENOSYS }
-        try replyExtendedAttribute(request, try attributes.getxattr(InodeNumber(ino), name: name, request: request), size: size)
+        try replyExtendedAttribute(request, try attributes.getxattr(InodeNumber(ino), name: name, request: request.context), size: size)
     }
 }
 
@@ -27,7 +27,7 @@ func doListxattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ size: Int) {
     answer(req) { box, request throws(Errno) in
         guard let attributes = box.attributes else { throw .ENOSYS }
         var packed: [UInt8] = []
-        for name in try attributes.listxattr(InodeNumber(ino), request: request) {
+        for name in try attributes.listxattr(InodeNumber(ino), request: request.context) {
             packed.append(contentsOf: name.utf8)
             packed.append(0)
         }
@@ -39,7 +39,7 @@ func doListxattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ size: Int) {
 func doRemovexattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ name: UnsafePointer<CChar>?) {
     answer(req, name: name) { box, request, name throws(Errno) in
         guard let attributes = box.attributes else { throw .ENOSYS }
-        try attributes.removexattr(InodeNumber(ino), name: name, request: request)
+        try attributes.removexattr(InodeNumber(ino), name: name, request: request.context)
         replySuccess(request)
     }
 }

@@ -17,7 +17,7 @@ func doInit(_ userdata: UnsafeMutableRawPointer?, _ conn: UnsafeMutablePointer<f
 /// `STATFS`.
 func doStatfs(_ req: fuse_req_t?, _ ino: fuse_ino_t) {
     answer(req) { box, request throws(Errno) in
-        var st = try (box.statistics?.statfs(InodeNumber(ino), request: request) ?? FileSystemStatistics()).statvfs
+        var st = try (box.statistics?.statfs(InodeNumber(ino), request: request.context) ?? FileSystemStatistics()).statvfs
         fuse_reply_statfs(request.raw, &st)
     }
 }
@@ -26,7 +26,7 @@ func doStatfs(_ req: fuse_req_t?, _ ino: fuse_ino_t) {
 func doAccess(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ mask: Int32) {
     answer(req) { box, request throws(Errno) in
         guard let access = box.access else { throw .ENOSYS }
-        try access.access(InodeNumber(ino), mask: mask, request: request)
+        try access.access(InodeNumber(ino), mask: mask, request: request.context)
         replySuccess(request)
     }
 }

@@ -8,7 +8,7 @@ func doOpen(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ fi: UnsafeMutablePointer<fu
     answer(req) { box, request throws(Errno) in
         guard let fi else { throw .EINVAL }
         let flags = OpenFlags(rawValue: fi.pointee.flags)
-        let reply = try box.reading?.open(InodeNumber(ino), flags: flags, request: request) ?? OpenReply()
+        let reply = try box.reading?.open(InodeNumber(ino), flags: flags, request: request.context) ?? OpenReply()
         reply.apply(to: fi)
         if fuse_reply_open(request.raw, fi) != 0 {  // the caller is gone: no RELEASE will come
             box.release(InodeNumber(ino), handle: reply.handle, flags: flags)
@@ -27,7 +27,7 @@ func doRead(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ size: Int, _ off: off_t, _ 
     var replied = false
     do throws(Errno) {
         try reading.read(InodeNumber(ino), handle: fi?.pointee.fh ?? 0, offset: Int64(off), size: size,
-                         request: Request(req)) { bytes in
+                         request: Request(req).context) { bytes in
             guard !replied else { return }
             replied = true
             fuse_reply_buf(req, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), min(bytes.count, size))
@@ -44,7 +44,7 @@ func doWrite(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ buf: UnsafePointer<CChar>?
     answer(req) { box, request throws(Errno) in
         guard let writing = box.writing else { throw .ENOSYS }
         let written = try writing.write(InodeNumber(ino), handle: fi?.pointee.fh ?? 0, offset: Int64(off),
-                                        bytes: UnsafeRawBufferPointer(start: buf, count: size), request: request)
+                                        bytes: UnsafeRawBufferPointer(start: buf, count: size), request: request.context)
         fuse_reply_write(request.raw, written)
     }
 }
@@ -53,7 +53,7 @@ func doWrite(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ buf: UnsafePointer<CChar>?
 func doFlush(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>?) {
     answer(req) { box, request throws(Errno) in
         guard let writing = box.writing else { throw .ENOSYS }
-        try writing.flush(InodeNumber(ino), handle: fi?.pointee.fh ?? 0, lockOwner: fi?.pointee.lock_owner ?? 0, request: request)
+        try writing.flush(InodeNumber(ino), handle: fi?.pointee.fh ?? 0, lockOwner: fi?.pointee.lock_owner ?? 0, request: request.context)
         replySuccess(request)
     }
 }
@@ -69,7 +69,7 @@ func doRelease(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ fi: UnsafeMutablePointer
 func doFsync(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ datasync: Int32, _ fi: UnsafeMutablePointer<fuse_file_info>?) {
     answer(req) { box, request throws(Errno) in
         guard let writing = box.writing else { throw .ENOSYS }
-        try writing.fsync(InodeNumber(ino), handle: fi?.pointee.fh ?? 0, dataOnly: datasync != 0, request: request)
+        try writing.fsync(InodeNumber(ino), handle: fi?.pointee.fh ?? 0, dataOnly: datasync != 0, request: request.context)
         replySuccess(request)
     }
 }
@@ -81,6 +81,6 @@ func doSetattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ attr: UnsafeMutablePoint
         guard let writing = box.writing else { throw .ENOSYS }
         guard let attr else { throw .EINVAL }
         let changes = AttributeChanges(attr.pointee, toSet: toSet)
-        replyAttributes(request, try writing.setattr(InodeNumber(ino), changes: changes, handle: fi?.pointee.fh, request: request))
+        replyAttributes(request, try writing.setattr(InodeNumber(ino), changes: changes, handle: fi?.pointee.fh, request: request.context))
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 /// `LOOKUP`.
 func doLookup(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?) {
     answer(req, name: name) { box, request, name throws(Errno) in
-        let reply = try box.fileSystem.lookup(parent: InodeNumber(parent), name: name, request: request)
+        let reply = try box.fileSystem.lookup(parent: InodeNumber(parent), name: name, request: request.context)
         replyEntry(request, reply, box)
     }
 }
@@ -35,7 +35,7 @@ func doBatchForget(_ req: fuse_req_t?, _ count: Int, _ forgets: UnsafeMutablePoi
 /// `GETATTR`.
 func doGetattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>?) {
     answer(req) { box, request throws(Errno) in
-        replyAttributes(request, try box.fileSystem.getattr(InodeNumber(ino), handle: fi?.pointee.fh, request: request))
+        replyAttributes(request, try box.fileSystem.getattr(InodeNumber(ino), handle: fi?.pointee.fh, request: request.context))
     }
 }
 
@@ -43,7 +43,7 @@ func doGetattr(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ fi: UnsafeMutablePointer
 func doReadlink(_ req: fuse_req_t?, _ ino: fuse_ino_t) {
     answer(req) { box, request throws(Errno) in
         guard let links = box.links else { throw .ENOSYS }
-        fuse_reply_readlink(request.raw, try links.readlink(InodeNumber(ino), request: request))
+        fuse_reply_readlink(request.raw, try links.readlink(InodeNumber(ino), request: request.context))
     }
 }
 
@@ -54,7 +54,7 @@ func doCreate(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CC
         guard let names = box.names else { throw .ENOSYS }
         guard let fi else { throw .EINVAL }
         let flags = OpenFlags(rawValue: fi.pointee.flags)
-        let reply = try names.create(parent: InodeNumber(parent), name: name, mode: mode, flags: flags, request: request)
+        let reply = try names.create(parent: InodeNumber(parent), name: name, mode: mode, flags: flags, request: request.context)
         var param = reply.entry.entryParam
         guard param.ino != 0 else { throw .EIO }  // a negative entry cannot be opened
         reply.file.apply(to: fi)
@@ -69,7 +69,7 @@ func doCreate(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CC
 func doMknod(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?, _ mode: mode_t, _ device: dev_t) {
     answer(req, name: name) { box, request, name throws(Errno) in
         guard let names = box.names else { throw .ENOSYS }
-        replyEntry(request, try names.mknod(parent: InodeNumber(parent), name: name, mode: mode, device: device, request: request), box)
+        replyEntry(request, try names.mknod(parent: InodeNumber(parent), name: name, mode: mode, device: device, request: request.context), box)
     }
 }
 
@@ -77,7 +77,7 @@ func doMknod(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CCh
 func doMkdir(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?, _ mode: mode_t) {
     answer(req, name: name) { box, request, name throws(Errno) in
         guard let names = box.names else { throw .ENOSYS }
-        replyEntry(request, try names.mkdir(parent: InodeNumber(parent), name: name, mode: mode, request: request), box)
+        replyEntry(request, try names.mkdir(parent: InodeNumber(parent), name: name, mode: mode, request: request.context), box)
     }
 }
 
@@ -85,7 +85,7 @@ func doMkdir(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CCh
 func doUnlink(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?) {
     answer(req, name: name) { box, request, name throws(Errno) in
         guard let names = box.names else { throw .ENOSYS }
-        try names.unlink(parent: InodeNumber(parent), name: name, request: request)
+        try names.unlink(parent: InodeNumber(parent), name: name, request: request.context)
         replySuccess(request)
     }
 }
@@ -94,7 +94,7 @@ func doUnlink(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CC
 func doRmdir(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?) {
     answer(req, name: name) { box, request, name throws(Errno) in
         guard let names = box.names else { throw .ENOSYS }
-        try names.rmdir(parent: InodeNumber(parent), name: name, request: request)
+        try names.rmdir(parent: InodeNumber(parent), name: name, request: request.context)
         replySuccess(request)
     }
 }
@@ -106,7 +106,7 @@ func doRename(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CC
         let newName = try string(newName)
         guard let names = box.names else { throw .ENOSYS }
         try names.rename(parent: InodeNumber(parent), name: name, newParent: InodeNumber(newParent), newName: newName,
-                         flags: RenameFlags(rawValue: flags), request: request)
+                         flags: RenameFlags(rawValue: flags), request: request.context)
         replySuccess(request)
     }
 }
@@ -116,7 +116,7 @@ func doSymlink(_ req: fuse_req_t?, _ link: UnsafePointer<CChar>?, _ parent: fuse
     answer(req, name: name) { box, request, name throws(Errno) in
         let target = try string(link)
         guard let names = box.names else { throw .ENOSYS }
-        replyEntry(request, try names.symlink(target: target, parent: InodeNumber(parent), name: name, request: request), box)
+        replyEntry(request, try names.symlink(target: target, parent: InodeNumber(parent), name: name, request: request.context), box)
     }
 }
 
@@ -124,6 +124,6 @@ func doSymlink(_ req: fuse_req_t?, _ link: UnsafePointer<CChar>?, _ parent: fuse
 func doLink(_ req: fuse_req_t?, _ ino: fuse_ino_t, _ newParent: fuse_ino_t, _ newName: UnsafePointer<CChar>?) {
     answer(req, name: newName) { box, request, newName throws(Errno) in
         guard let names = box.names else { throw .EPERM }
-        replyEntry(request, try names.link(InodeNumber(ino), newParent: InodeNumber(newParent), newName: newName, request: request), box)
+        replyEntry(request, try names.link(InodeNumber(ino), newParent: InodeNumber(newParent), newName: newName, request: request.context), box)
     }
 }

@@ -2,6 +2,10 @@ import CFUSE
 import Glibc
 
 /// Who made a request: the calling process's credentials (`struct fuse_ctx`).
+///
+/// Every ``FileSystemOperations`` method gets it as a plain value, copied
+/// from libfuse's request before the call: a filesystem can be called with
+/// no kernel and no libfuse, as tests do with contexts of their own making.
 public struct RequestContext: Hashable, Sendable {
     /// Effective user ID of the calling process.
     public var uid: uid_t
@@ -22,7 +26,8 @@ public struct RequestContext: Hashable, Sendable {
     }
 }
 
-/// The request being answered, passed to every ``FileSystemOperations`` method.
+/// The libfuse request being answered, which the opcode functions reply to;
+/// the filesystem's methods get its ``context`` alone.
 ///
 /// It is a pointer into libfuse's request and is valid only during the
 /// method call: do not store it or hand it to another thread. Reading its

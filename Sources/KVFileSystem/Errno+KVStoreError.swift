@@ -2,7 +2,7 @@ import FUSEKit
 import KVStore
 
 extension Errno {
-    /// The errno a file operation reports for a store's refusal, as the README
+    /// The errno a file operation reports for a store's refusal, as docs/files.md
     /// promises (§ Limits and errors, § Values and their files): a quota
     /// refusal is EDQUOT, a full disk ENOSPC, a value that does not read as
     /// its key's type EINVAL. The store knows nothing of errno: only the

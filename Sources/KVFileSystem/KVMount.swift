@@ -104,43 +104,31 @@ public enum KVMount {
     /// Unmounts, and waits (up to 11 s) for the daemon to commit and exit:
     /// every thread of it ended, so its state directory is free.
     ///
+    /// The daemon is the process `daemon` finds for what the mount's
+    /// `.kvfs/status` says of it, held by a pidfd: never a pid read from the
+    /// file, which numbers the daemon in its own pid namespace, where another
+    /// process (another store's daemon) may have that number here. When
+    /// `daemon` finds none, this returns once `fusermount3` has.
+    ///
     /// A daemon still running after a second is sent SIGTERM: a copy of the
     /// mount in another mount namespace keeps the connection alive after
     /// `fusermount3 -u`, and only the daemon can end it
     /// (``FUSESession/stop()`` aborts it through the fusectl filesystem; a
     /// user for whom fusectl is not mounted cannot, and then this throws
     /// after 10 s, while the daemon serves the copy until it goes).
-    public static func unmount(_ path: String) throws {
+    public static func unmount(_ path: String, daemon find: (DaemonIdentity) -> ProcessHandle?) throws {
         let mountPoint = mountTablePath(path)
         guard isMounted(mountPoint) else { throw MountError("\(path) is not a kvfs mount") }
-        let daemon = daemonProcess(of: mountPoint)
+        let daemon = daemonIdentity(of: mountPoint).flatMap(find)
         let status = try? Spawn("/bin/fusermount3", ["-u", mountPoint]).run()
         guard status?.succeeded == true else {
             throw MountError("cannot unmount \(mountPoint): fusermount3 failed (is a file on it still open?)")
         }
-        guard let daemon, !hasExited(daemon, within: 1) else { return }
-        kill(daemon, SIGTERM)
-        guard hasExited(daemon, within: 10) else {
-            throw MountError("unmounted \(mountPoint), but its daemon (pid \(daemon)) has not exited after 10 s; see daemon.log in its state directory")
+        guard let daemon, !daemon.waitForExit(timeout: .seconds(1)) else { return }
+        try? daemon.send(SIGTERM)
+        guard daemon.waitForExit(timeout: .seconds(10)) else {
+            throw MountError("unmounted \(mountPoint), but its daemon (pid \(daemon.pid)) has not exited after 10 s; see daemon.log in its state directory")
         }
-    }
-
-    /// Waits up to `seconds` for the daemon `pid` to have exited, looking every 10 ms.
-    private static func hasExited(_ pid: pid_t, within seconds: Double) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !hasExited(pid) {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(10_000)
-        }
-        return true
-    }
-
-    /// Whether process `pid`, a kvfs daemon, has exited as a whole (see
-    /// ``ProcessFolder/hasExited()``); a process by another name has the pid
-    /// now, so the daemon is gone.
-    private static func hasExited(_ pid: pid_t) -> Bool {
-        let process = ProcessFolder(pid: pid)
-        return process.hasExited() || (try? process.name()) != "kvfs"
     }
 
     /// A mount point must be an empty folder, unless `allowingFiles` (`-o
@@ -224,16 +212,34 @@ public enum KVMount {
         return table.contains { $0.mountPoint == path && $0.type == "fuse.kvfs" }
     }
 
-    /// The pid of the daemon serving `mountPoint`, as its `.kvfs/status` says.
+    /// What the daemon serving `mountPoint` says of itself in its `.kvfs/status`.
     ///
     /// Read to its end, not to the size an earlier `stat` gave: the document
     /// is made anew at each open and its times change its length, so a reader
     /// that trusts the size (Foundation's `contents(atPath:)`) can cut it
     /// short, and unmount then returned without waiting for the daemon.
-    private static func daemonProcess(of mountPoint: String) -> pid_t? {
-        struct Status: Decodable { let pid: pid_t }
+    private static func daemonIdentity(of mountPoint: String) -> DaemonIdentity? {
         guard let bytes = try? FileDescriptor.contents(of: mountPoint + "/.kvfs/status") else { return nil }
-        return (try? JSONDecoder().decode(Status.self, from: Data(bytes)))?.pid
+        return try? JSONDecoder().decode(DaemonIdentity.self, from: Data(bytes))
+    }
+}
+
+/// Who a mount's daemon says it is, in its status (`.kvfs/status`, or
+/// `kvfs status` through its control socket). While it runs, no other
+/// process says the same: it alone holds its state directory.
+public struct DaemonIdentity: Decodable, Equatable, Sendable {
+    /// Its pid, as its own pid namespace numbers it (which may not be this one).
+    public var pid: Int
+    /// Its state directory, where its control socket is.
+    public var stateDirectory: String
+    /// Where it mounted the store.
+    public var mountPoint: String?
+
+    /// What `status` says.
+    public init(_ status: StoreStatus) {
+        pid = status.pid
+        stateDirectory = status.stateDirectory
+        mountPoint = status.mountPoint
     }
 }
 

@@ -2,7 +2,7 @@ import FUSEKit
 import KVStore
 
 extension KeyFileSystem {
-    public func getattr(_ inode: InodeNumber, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply {
+    public func getattr(_ inode: InodeNumber, handle: UInt64?, request: RequestContext) throws(Errno) -> AttributeReply {
         if inode == .root || inode == NodeTable.controlFolder {
             return AttributeReply(folderAttributes(inode), timeout: Self.cacheTimeout)
         }
@@ -10,7 +10,7 @@ extension KeyFileSystem {
         if let control = ControlFile(inode) {
             // Read-only, and never cached: `tail -f` sees the log grow.
             let file = controlFiles[control]
-            let size = file.size(for: handle, asker: request.context.pid)
+            let size = file.size(for: handle, asker: request.pid)
             return AttributeReply(fileAttributes(inode, size: size, modified: file.modified, writable: false), timeout: 0)
         }
         return try tables.withLock { tables throws(Errno) in
@@ -25,7 +25,7 @@ extension KeyFileSystem {
             if let value = FileName.decode(name).flatMap(store.entry(forKey:)) {
                 return AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)), timeout: timeout)
             }
-            if let size = tables.pendingSize(of: inode, for: request.context.pid) {
+            if let size = tables.pendingSize(of: inode, for: request.pid) {
                 return AttributeReply(fileAttributes(inode, size: size, modified: .now()), timeout: 0)
             }
             throw .ENOENT
@@ -35,7 +35,7 @@ extension KeyFileSystem {
     /// Size changes truncate (an open buffer, or the stored value through a
     /// commit); mode, owner and times are accepted and change nothing, so
     /// `cp -p`, `touch` and `rsync` work.
-    public func setattr(_ inode: InodeNumber, changes: AttributeChanges, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply {
+    public func setattr(_ inode: InodeNumber, changes: AttributeChanges, handle: UInt64?, request: RequestContext) throws(Errno) -> AttributeReply {
         if let size = changes.size {
             if ControlFile(inode) != nil || inode == .root || inode == NodeTable.controlFolder || HistoryNodes.contains(inode) { throw .EACCES }
             try truncate(inode, to: Int(size), handle: handle)
@@ -61,7 +61,7 @@ extension KeyFileSystem {
         try commit(temporary)
     }
 
-    public func statfs(_ inode: InodeNumber, request: Request) throws(Errno) -> FileSystemStatistics {
+    public func statfs(_ inode: InodeNumber, request: RequestContext) throws(Errno) -> FileSystemStatistics {
         // One-byte blocks, so `df -B1` shows the byte quota exactly and `df -i` the key quota.
         let usage = store.usage
         let free = UInt64(max(0, Limits.maxTotalBytes - usage.bytes))

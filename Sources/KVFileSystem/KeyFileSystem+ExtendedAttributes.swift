@@ -41,12 +41,12 @@ extension KeyFileSystem {
         }
     }
 
-    public func listxattr(_ inode: InodeNumber, request: Request) throws(Errno) -> [String] {
+    public func listxattr(_ inode: InodeNumber, request: RequestContext) throws(Errno) -> [String] {
         guard let key = key(of: inode), store.entry(forKey: key) != nil else { return [] }
         return KeyAttribute.listed.map(\.rawValue)
     }
 
-    public func getxattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) -> [UInt8] {
+    public func getxattr(_ inode: InodeNumber, name: String, request: RequestContext) throws(Errno) -> [UInt8] {
         guard KeyAttribute.isSupported(name) else { throw .EOPNOTSUPP }
         guard let attribute = KeyAttribute(rawValue: name), let key = key(of: inode),
               let value = store.entry(forKey: key) else { throw .ENODATA }
@@ -59,7 +59,7 @@ extension KeyFileSystem {
     }
 
     public func setxattr(_ inode: InodeNumber, name: String, value: UnsafeRawBufferPointer,
-                         flags: ExtendedAttributeFlags, request: Request) throws(Errno) {
+                         flags: ExtendedAttributeFlags, request: RequestContext) throws(Errno) {
         guard let attribute = KeyAttribute(rawValue: name) else { throw .ENOTSUP }
         guard attribute == .type else { throw .EPERM }
         guard let key = key(of: inode) else { throw .ENOTSUP }
@@ -70,7 +70,7 @@ extension KeyFileSystem {
         invalidator.invalidate(inode: inode)  // the file form changed with the type
     }
 
-    public func removexattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) {
+    public func removexattr(_ inode: InodeNumber, name: String, request: RequestContext) throws(Errno) {
         guard KeyAttribute.isSupported(name) else { throw .EOPNOTSUPP }
         throw KeyAttribute(rawValue: name) == nil ? .ENODATA : .EPERM
     }

@@ -13,12 +13,12 @@ extension KeyFileSystem {
     /// mmap of a key is refused with ENODEV as a result; private mmap works.)
     static let keyFileOptions: OpenOptions = [.directIO]
 
-    public func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+    public func open(_ inode: InodeNumber, flags: OpenFlags, request: RequestContext) throws(Errno) -> OpenReply {
         if HistoryNodes.contains(inode) { return try openVersion(inode, flags: flags) }
         if let control = ControlFile(inode) {
             if flags.isWritable { throw .EACCES }
             let handle = tables.withLock { $0.newHandle() }
-            controlFiles[control].open(handle, opener: request.context.pid)
+            controlFiles[control].open(handle, opener: request.pid)
             return OpenReply(handle: handle, options: [.directIO, .noFlush])
         }
         return try tables.withLock { tables throws(Errno) in
@@ -31,13 +31,13 @@ extension KeyFileSystem {
             } else {
                 throw .ENOENT
             }
-            let handle = tables.register(OpenFile(inode: inode, flags: flags, content: content, opener: request.context.pid))
+            let handle = tables.register(OpenFile(inode: inode, flags: flags, content: content, opener: request.pid))
             // A reader's close has nothing to commit: no FLUSH round trip for it.
             return OpenReply(handle: handle, options: flags.isWritable ? Self.keyFileOptions : Self.keyFileOptions.union(.noFlush))
         }
     }
 
-    public func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: Request,
+    public func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: RequestContext,
                      reply: (UnsafeRawBufferPointer) -> Void) throws(Errno) {
         if let control = ControlFile(inode) {
             controlFiles[control].read(handle, offset: Int(offset), size: size, reply: reply)
@@ -52,7 +52,7 @@ extension KeyFileSystem {
     }
 
     public func write(_ inode: InodeNumber, handle: UInt64, offset: Int64, bytes: UnsafeRawBufferPointer,
-                      request: Request) throws(Errno) -> Int {
+                      request: RequestContext) throws(Errno) -> Int {
         // libfuse's buffer, valid for this call, which copies from it before it returns.
         nonisolated(unsafe) let bytes = bytes
         return try tables.withLock { tables throws(Errno) in
@@ -75,17 +75,17 @@ extension KeyFileSystem {
     /// open for writing while the buffer holds nothing but open's O_TRUNC or
     /// O_CREAT (see ``ProcessFiles``): that bare truncation waits for the
     /// close that ends the redirection, or for `RELEASE` when `/proc` cannot tell.
-    public func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: Request) throws(Errno) {
+    public func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: RequestContext) throws(Errno) {
         let (bare, opener): (Bool, pid_t) = tables.withLock { tables in
             guard let file = tables.files[handle] else { return (false, 0) }
             return (file.dirty && !file.written, file.opener)
         }
         let processFiles = processFiles.withLock { $0 }
-        let mustWait = bare && processFiles?.mustWait(inode.rawValue, closer: request.context.pid, opener: opener) != false
+        let mustWait = bare && processFiles?.mustWait(inode.rawValue, closer: request.pid, opener: opener) != false
         try commit(handle, onlyWritten: mustWait)
     }
 
-    public func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: Request) throws(Errno) {
+    public func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: RequestContext) throws(Errno) {
         try commit(handle)
         do { try store.flush() } catch { throw Errno(error) }
     }

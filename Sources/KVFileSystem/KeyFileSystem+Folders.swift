@@ -3,7 +3,7 @@ import KVStore
 
 extension KeyFileSystem {
     /// Lists a folder once, at open, so a listing in progress is a consistent snapshot.
-    public func opendir(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+    public func opendir(_ inode: InodeNumber, flags: OpenFlags, request: RequestContext) throws(Errno) -> OpenReply {
         let entries: [DirectoryEntry]
         switch inode {
         case .root: entries = rootEntries()
@@ -43,7 +43,7 @@ extension KeyFileSystem {
         }
     }
 
-    public func readdir(_ inode: InodeNumber, handle: UInt64, request: Request) throws(Errno) -> [DirectoryEntry] {
+    public func readdir(_ inode: InodeNumber, handle: UInt64, request: RequestContext) throws(Errno) -> [DirectoryEntry] {
         guard let entries = tables.withLock({ $0.directories[handle] }) else { throw .EBADF }
         return entries
     }

@@ -12,7 +12,7 @@ enum RootName {
 }
 
 extension KeyFileSystem {
-    public func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+    public func lookup(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) -> EntryReply {
         if parent == NodeTable.controlFolder {
             switch name {
             case "status": return entry(try getattr(NodeTable.status, handle: nil, request: request))
@@ -38,7 +38,7 @@ extension KeyFileSystem {
                     return entry(AttributeReply(fileAttributes(inode, size: value.size, modified: Self.timestamp(value.stamp)),
                                                 timeout: tables.attributeTimeout(of: inode)))
                 }
-                if let inode = tables.nodes.inode(of: name), let size = tables.pendingSize(of: inode, for: request.context.pid) {
+                if let inode = tables.nodes.inode(of: name), let size = tables.pendingSize(of: inode, for: request.pid) {
                     return entry(AttributeReply(fileAttributes(tables.nodes.lookUp(name), size: size, modified: .now()), timeout: 0))
                 }
                 return .negative(timeout: Self.cacheTimeout)
@@ -58,7 +58,7 @@ extension KeyFileSystem {
         }
     }
 
-    public func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: Request) throws(Errno) -> CreateReply {
+    public func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: RequestContext) throws(Errno) -> CreateReply {
         guard parent == .root else { throw .EACCES }
         return try tables.withLock { tables throws(Errno) in
             // What the file is now to everyone but this writer: its content and mtime.
@@ -82,7 +82,7 @@ extension KeyFileSystem {
                 shown = existing.map { ($0.content, Self.timestamp($0.stamp)) } ?? ([], .now())
             }
             let inode = tables.nodes.lookUp(name)
-            let file = OpenFile(inode: inode, flags: flags, content: shown.content, isNew: isNew, opener: request.context.pid)
+            let file = OpenFile(inode: inode, flags: flags, content: shown.content, isNew: isNew, opener: request.pid)
             let handle = tables.register(file)
             // The kernel may keep these attributes: they hold until this handle's
             // first write (after which the kernel drops them itself) or its
@@ -94,7 +94,7 @@ extension KeyFileSystem {
         }
     }
 
-    public func unlink(parent: InodeNumber, name: String, request: Request) throws(Errno) {
+    public func unlink(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) {
         guard parent == .root else { throw .EACCES }
         try tables.withLock { tables throws(Errno) in
             switch try tables.classify(name) {
@@ -128,7 +128,7 @@ extension KeyFileSystem {
     }
 
     public func rename(parent: InodeNumber, name: String, newParent: InodeNumber, newName: String,
-                       flags: RenameFlags, request: Request) throws(Errno) {
+                       flags: RenameFlags, request: RequestContext) throws(Errno) {
         guard parent == .root, newParent == .root else { throw .EXDEV }
         if flags.contains(.exchange) { throw .EINVAL }
         let replace = !flags.contains(.noReplace)
@@ -181,23 +181,23 @@ extension KeyFileSystem {
         return changedInode
     }
 
-    public func mkdir(parent: InodeNumber, name: String, mode: mode_t, request: Request) throws(Errno) -> EntryReply {
+    public func mkdir(parent: InodeNumber, name: String, mode: mode_t, request: RequestContext) throws(Errno) -> EntryReply {
         throw .EPERM  // the store is flat
     }
 
-    public func mknod(parent: InodeNumber, name: String, mode: mode_t, device: dev_t, request: Request) throws(Errno) -> EntryReply {
+    public func mknod(parent: InodeNumber, name: String, mode: mode_t, device: dev_t, request: RequestContext) throws(Errno) -> EntryReply {
         throw .EPERM
     }
 
-    public func symlink(target: String, parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+    public func symlink(target: String, parent: InodeNumber, name: String, request: RequestContext) throws(Errno) -> EntryReply {
         throw .EPERM
     }
 
-    public func link(_ inode: InodeNumber, newParent: InodeNumber, newName: String, request: Request) throws(Errno) -> EntryReply {
+    public func link(_ inode: InodeNumber, newParent: InodeNumber, newName: String, request: RequestContext) throws(Errno) -> EntryReply {
         throw .EPERM  // a key has one name
     }
 
-    public func rmdir(parent: InodeNumber, name: String, request: Request) throws(Errno) {
+    public func rmdir(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) {
         throw name == FileName.controlFolder ? .EPERM : .ENOTDIR
     }
 }

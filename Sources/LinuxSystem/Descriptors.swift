@@ -16,6 +16,19 @@ extension FileDescriptor {
         }
     }
 
+    /// Reads exactly `count` bytes, retrying on `EINTR` and after short
+    /// reads; nil when the end of the file (or the peer's close) comes first.
+    public func read(exactly count: Int) throws(SystemCallError) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = try SystemCallError.naming("read") { try buffer[done...].withUnsafeMutableBytes { try read(into: $0) } }
+            if got == 0 { return nil }
+            done += got
+        }
+        return buffer
+    }
+
     /// The whole content of the file at `path` (opened read-only, close-on-exec).
     public static func contents(of path: String) throws(SystemCallError) -> [UInt8] {
         let file = try SystemCallError.naming("open", path) { try FileDescriptor.open(path, .readOnly, options: .closeOnExec) }

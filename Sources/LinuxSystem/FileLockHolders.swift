@@ -3,18 +3,10 @@ import SystemPackage
 import Glibc
 #endif
 
-/// Who holds a lock on a file, as `/proc/locks` says: for a message that
-/// names the process another one waits for (a program stopped in a debugger
-/// in the middle of an append, say), which the lock file's own text cannot
-/// be trusted to name.
+/// Who waits for a lock on a file, as `/proc/locks` says (its holders:
+/// `FileDescriptor.flockHolders()`): a mount that keeps the device's journal
+/// lets go of it for a process that waits without asking.
 public enum FileLockHolders {
-    /// The processes holding a lock (`flock`, POSIX or OFD) on the file open
-    /// as `descriptor`, as this process's pid namespace numbers them (0: a
-    /// holder outside it); empty when none does or `/proc/locks` cannot be read.
-    public static func of(_ descriptor: FileDescriptor) -> [pid_t] {
-        locks(of: descriptor).filter { !$0.waiting }.map(\.pid)
-    }
-
     /// Whether a process waits for a lock on the file open as `descriptor` (it asked for one that conflicts with a held one).
     public static func waiting(for descriptor: FileDescriptor) -> Bool {
         locks(of: descriptor).contains { $0.waiting }
@@ -39,16 +31,5 @@ public enum FileLockHolders {
             }), index > 0 else { return nil }
             return (pid_t(fields[index - 1]) ?? 0, fields.contains("->"))
         }
-    }
-
-    /// The holders of the lock on `descriptor` as a phrase: `pid 4242 (kvfs-store-probe)`, joined by "and";
-    /// nil when none is found.
-    public static func describe(_ descriptor: FileDescriptor) -> String? {
-        let holders = of(descriptor)
-        guard !holders.isEmpty else { return nil }
-        return holders.map { pid in
-            pid == 0 ? "a process of another pid namespace"
-                : "pid \(pid)" + ((try? ProcessFolder(pid: pid).name()).map { " (\($0))" } ?? "")
-        }.joined(separator: " and ")
     }
 }

@@ -16,7 +16,14 @@ public enum Heap {
     /// heap of tens of megabytes: for after a rare, large job, not after each request.
     public static func returnFreedMemory() {
         typealias MallocTrim = @convention(c) (Int) -> Int32
-        guard let symbol = dlsym(nil, "malloc_trim") else { return }
-        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        _ = cFunction("malloc_trim", as: MallocTrim.self)?(0)
     }
+}
+
+/// The C library's function `name`, looked up when called (`dlsym`): for
+/// functions whose headers Swift's Glibc module leaves out (`<malloc.h>`,
+/// `<sys/eventfd.h>`, `<sys/pidfd.h>`); nil when this C library lacks it.
+/// `Function` must be the `@convention(c)` type of its C declaration.
+func cFunction<Function>(_ name: String, as type: Function.Type) -> Function? {
+    dlsym(nil, name).map { unsafeBitCast($0, to: type) }
 }

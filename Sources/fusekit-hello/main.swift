@@ -26,20 +26,20 @@ final class HelloFileSystem: FileReading, DirectoryReading {
         }
     }
 
-    func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+    func lookup(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) -> EntryReply {
         guard parent == .root, name == self.name else { throw .ENOENT }
         return EntryReply(try attributes(file))
     }
 
-    func getattr(_ inode: InodeNumber, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply {
+    func getattr(_ inode: InodeNumber, handle: UInt64?, request: RequestContext) throws(Errno) -> AttributeReply {
         AttributeReply(try attributes(inode))
     }
 
-    func opendir(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+    func opendir(_ inode: InodeNumber, flags: OpenFlags, request: RequestContext) throws(Errno) -> OpenReply {
         OpenReply()  // nothing to keep per open folder
     }
 
-    func readdir(_ inode: InodeNumber, handle: UInt64, request: Request) throws(Errno) -> [DirectoryEntry] {
+    func readdir(_ inode: InodeNumber, handle: UInt64, request: RequestContext) throws(Errno) -> [DirectoryEntry] {
         guard inode == .root else { throw .ENOTDIR }
         return [DirectoryEntry(name: ".", inode: .root, type: .directory),
                 DirectoryEntry(name: "..", inode: .root, type: .directory),
@@ -48,13 +48,13 @@ final class HelloFileSystem: FileReading, DirectoryReading {
 
     func releasedir(_ inode: InodeNumber, handle: UInt64) {}
 
-    func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+    func open(_ inode: InodeNumber, flags: OpenFlags, request: RequestContext) throws(Errno) -> OpenReply {
         guard inode == file else { throw .EISDIR }
         guard flags.isDisjoint(with: [.writeOnly, .readWrite]) else { throw .EACCES }
         return OpenReply()
     }
 
-    func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: Request,
+    func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: RequestContext,
               reply: (UnsafeRawBufferPointer) -> Void) throws(Errno) {
         let start = min(Int(offset), content.count)
         content[start..<min(start + size, content.count)].withUnsafeBytes(reply)

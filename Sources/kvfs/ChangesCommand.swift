@@ -4,7 +4,15 @@ import KVStore
 
 /// `kvfs changes [--follow]`: prints the change log, and with --follow waits for more, as `tail -f` does.
 struct ChangesCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "changes", abstract: "Print the change log (changes that came from other devices, and quota refusals).")
+    static let configuration = CommandConfiguration(
+        commandName: "changes", abstract: "Print the change log (changes that came from other devices, and quota refusals).",
+        discussion: """
+            One JSON line per change, with Apple's reasons and codes: ServerChange 0, InitialSyncChange 1, \
+            QuotaViolationChange 2, AccountChange 3, and Conflict (code 0) for a value of this device that a \
+            concurrent write replaced, with the `kvfs restore` that writes it again. --follow reads the state \
+            directory's log every 0.2 s, by seq, and says on standard error how many lines were cut back \
+            before it could print them.
+            """)
     @Flag(help: "Keep printing new lines as they arrive.") var follow = false
     @OptionGroup var store: StoreOptions
 

@@ -2,7 +2,7 @@ import Foundation
 import KVFileSystem
 import KVStore
 
-/// The exit statuses of `kvfs` (README "Command line", the man page's EXIT STATUS).
+/// The exit statuses of `kvfs` (docs/command-line.md § Errors and exit status, the man page's EXIT STATUS).
 enum ExitStatus {
     /// The command could not do what was asked: no such key, a refused value, a failed mount.
     static let failure: Int32 = 1

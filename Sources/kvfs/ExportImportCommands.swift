@@ -28,7 +28,8 @@ struct ImportCommand: ParsableCommand {
             The document (XML, as `kvfs export` writes it, or binary) holds one dictionary; each of its keys is \
             set to its value, bit for bit, and the store's other keys stay. Every key and value, and the quota \
             for all of them together, is checked before anything is written: if any is refused, nothing changes \
-            and the first reason (keys in byte order) is the error. The keys are written in one step, through \
+            and the first reason (keys in byte order) is the error. The keys are written in one step, one \
+            record of the journal, so every reader (other devices, a crash) sees all of them or none; through \
             the store's mount when one holds it.
             """)
     @Argument(help: "The property list to read; - or none reads standard input.") var file: String?

@@ -14,6 +14,14 @@ struct KVFS: ParsableCommand {
             folder by path, and without either the default store ($XDG_DATA_HOME/kvfs/default) serves. fstab and \
             `mount -t fuse.kvfs SYNC_DIR MOUNTPOINT` run `kvfs SYNC_DIR MOUNTPOINT -o OPTIONS`, which means \
             `kvfs mount` (with -o store=ID, SYNC_DIR is the root that holds the store). \
+            The commands that open a store work without a mount, through the same quota and journal: while a \
+            mount holds the state directory they ask its daemon (control.sock in the state directory), else \
+            they open the store as one more process of the machine's device, with the same messages either \
+            way. get, ls, status, export, stores, history and retention (printing) open it read-only and write \
+            nothing. Only --device-name renames a device (a name is 1 to 64 characters, no control \
+            characters); otherwise it keeps the name it has, the host name when new. After `kvfs unmount` a \
+            command that needs the state directory waits for the daemon's last commits. Errors are one line \
+            naming what failed and what to do. \
             \(ExitStatus.documentation)
             """,
         version: "kvfs \(KVFSVersion.description)",

@@ -47,7 +47,13 @@ struct RemoveCommand: ParsableCommand {
 
 /// `kvfs ls`: prints every key, one a line, sorted.
 struct ListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the keys.")
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List the keys.",
+        discussion: """
+            One key a line, in UTF-8 byte order, as it is, unless it holds a control character (a newline would \
+            split it, an escape sequence would reach the terminal): then in bash's $'...' quoting, which the \
+            shell turns back into the key (`kvfs get $'two\\nlines'`).
+            """)
     @OptionGroup var store: StoreOptions
 
     func run() throws {

@@ -19,7 +19,9 @@ struct MountCommand: ParsableCommand {
             poll_interval=SECONDS, polling, \
             syncthing=URL, syncthing_config=PATH, syncthing_key_file=PATH, and nonempty (mount over a folder \
             that holds files, hiding them). Options for mount(8) (_netdev, nofail, \
-            noauto, user, x-systemd.*) are ignored.
+            noauto, user, x-systemd.*) are ignored. `kvfs mount` returns once the mount is ready; the mount \
+            point must be an empty folder (-o nonempty mounts over one). A second mount of a state directory \
+            fails, naming the holder.
             """)
 
     @Argument(help: "An empty folder to mount at.") var mountPoint: String
@@ -171,10 +173,16 @@ private extension Array where Element == String {
 
 /// `kvfs unmount MOUNTPOINT`: unmounts, and returns once the daemon has committed and exited.
 struct UnmountCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unmount", abstract: "Unmount a kvfs mount.")
+    static let configuration = CommandConfiguration(
+        commandName: "unmount", abstract: "Unmount a kvfs mount.",
+        discussion: """
+            Returns once the daemon has committed what was written and exited, its state directory free. It \
+            ends the daemon even when another mount namespace holds a copy of the mount: the FUSE connection \
+            is aborted (through fusectl, /sys/fs/fuse/connections) and the copies answer ENOTCONN.
+            """)
     @Argument(help: "The mount point.") var mountPoint: String
 
     func run() throws {
-        try KVMount.unmount(URL(fileURLWithPath: mountPoint).standardizedFileURL.path)
+        try KVMount.unmount(URL(fileURLWithPath: mountPoint).standardizedFileURL.path, daemon: ControlSocket.daemon(saying:))
     }
 }

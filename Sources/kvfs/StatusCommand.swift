@@ -6,7 +6,14 @@ import KVStore
 /// daemon, every device's health, and what keeps devices from getting each
 /// other's writes.
 struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show keys and bytes used, every device's health, and sync warnings.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show keys and bytes used, every device's health, and sync warnings.",
+        discussion: """
+            For every device: its state (this, active, stopped, quiet, vanished, retired, as `kvfs devices` \
+            says), when its folder last changed here, its newest write, how far it has read each other device \
+            and how far behind it is; whether a daemon answered; and warnings, each naming the file and the \
+            fix, for anything that blocks reading a device's folder.
+            """)
     @Flag(help: "Print the JSON document .kvfs/status holds.") var json = false
     // `.unconditional`: `--stale-after -5` is a bad value, refused as such, not a missing one.
     @Option(parsing: .unconditional, help: "Call a device quiet once nothing of it arrived for this many seconds (devices publish a heartbeat every 30 s; default 300).")

@@ -121,7 +121,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         lock.withLock { initialized = connection }
     }
 
-    func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+    func lookup(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) -> EntryReply {
         bump("lookup")
         return try withLock { () throws(Errno) in
             guard parent == .root, let ino = names[name] else { return .negative(timeout: timeout) }
@@ -138,12 +138,12 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         }
     }
 
-    func getattr(_ inode: InodeNumber, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply {
+    func getattr(_ inode: InodeNumber, handle: UInt64?, request: RequestContext) throws(Errno) -> AttributeReply {
         bump("getattr")
         return try withLock { () throws(Errno) in AttributeReply(try attributes(inode.rawValue), timeout: timeout) }
     }
 
-    func setattr(_ inode: InodeNumber, changes: AttributeChanges, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply {
+    func setattr(_ inode: InodeNumber, changes: AttributeChanges, handle: UInt64?, request: RequestContext) throws(Errno) -> AttributeReply {
         bump("setattr")
         return try withLock { () throws(Errno) in
             if inode != .root {
@@ -164,7 +164,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         }
     }
 
-    func open(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+    func open(_ inode: InodeNumber, flags: OpenFlags, request: RequestContext) throws(Errno) -> OpenReply {
         bump("open")
         if noOpen { throw .ENOSYS }
         if flags.contains(.truncate) {
@@ -176,7 +176,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         return OpenReply(handle: 0, options: .keepCache)
     }
 
-    func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: Request) throws(Errno) -> CreateReply {
+    func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: RequestContext) throws(Errno) -> CreateReply {
         bump("create")
         let entry = try withLock { () throws(Errno) -> EntryReply in
             guard parent == .root else { throw .ENOENT }
@@ -192,7 +192,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         return CreateReply(entry: entry, file: OpenReply(handle: 0, options: .keepCache))
     }
 
-    func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: Request,
+    func read(_ inode: InodeNumber, handle: UInt64, offset: Int64, size: Int, request: RequestContext,
               reply: (UnsafeRawBufferPointer) -> Void) throws(Errno) {
         bump("read")
         try withLock { () throws(Errno) in
@@ -204,7 +204,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
     }
 
     func write(_ inode: InodeNumber, handle: UInt64, offset: Int64, bytes: UnsafeRawBufferPointer,
-               request: Request) throws(Errno) -> Int {
+               request: RequestContext) throws(Errno) -> Int {
         bump("write")
         return try withLock { () throws(Errno) in
             guard nodes[inode.rawValue] != nil else { throw .ENOENT }
@@ -218,7 +218,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         }
     }
 
-    func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: Request) throws(Errno) {
+    func flush(_ inode: InodeNumber, handle: UInt64, lockOwner: UInt64, request: RequestContext) throws(Errno) {
         bump("flush")
     }
 
@@ -226,17 +226,17 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         bump("release")
     }
 
-    func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: Request) throws(Errno) {
+    func fsync(_ inode: InodeNumber, handle: UInt64, dataOnly: Bool, request: RequestContext) throws(Errno) {
         throw .ENOSYS  // memory is all there is: the kernel stops asking
     }
 
-    func opendir(_ inode: InodeNumber, flags: OpenFlags, request: Request) throws(Errno) -> OpenReply {
+    func opendir(_ inode: InodeNumber, flags: OpenFlags, request: RequestContext) throws(Errno) -> OpenReply {
         OpenReply()
     }
 
     func releasedir(_ inode: InodeNumber, handle: UInt64) {}
 
-    func readdir(_ inode: InodeNumber, handle: UInt64, request: Request) throws(Errno) -> [DirectoryEntry] {
+    func readdir(_ inode: InodeNumber, handle: UInt64, request: RequestContext) throws(Errno) -> [DirectoryEntry] {
         bump("readdir")
         guard inode == .root else { throw .ENOTDIR }
         return lock.withLock {
@@ -248,7 +248,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         }
     }
 
-    func unlink(parent: InodeNumber, name: String, request: Request) throws(Errno) {
+    func unlink(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) {
         bump("unlink")
         try withLock { () throws(Errno) in
             guard parent == .root, names[name] != nil else { throw .ENOENT }
@@ -258,28 +258,28 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
 
     // One flat folder of regular files: no other kinds of names.
 
-    func mknod(parent: InodeNumber, name: String, mode: mode_t, device: dev_t, request: Request) throws(Errno) -> EntryReply {
+    func mknod(parent: InodeNumber, name: String, mode: mode_t, device: dev_t, request: RequestContext) throws(Errno) -> EntryReply {
         throw .ENOSYS
     }
 
-    func mkdir(parent: InodeNumber, name: String, mode: mode_t, request: Request) throws(Errno) -> EntryReply {
+    func mkdir(parent: InodeNumber, name: String, mode: mode_t, request: RequestContext) throws(Errno) -> EntryReply {
         throw .ENOSYS
     }
 
-    func rmdir(parent: InodeNumber, name: String, request: Request) throws(Errno) {
+    func rmdir(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) {
         throw .ENOSYS
     }
 
-    func symlink(target: String, parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply {
+    func symlink(target: String, parent: InodeNumber, name: String, request: RequestContext) throws(Errno) -> EntryReply {
         throw .ENOSYS
     }
 
-    func link(_ inode: InodeNumber, newParent: InodeNumber, newName: String, request: Request) throws(Errno) -> EntryReply {
+    func link(_ inode: InodeNumber, newParent: InodeNumber, newName: String, request: RequestContext) throws(Errno) -> EntryReply {
         throw .EPERM
     }
 
     func rename(parent: InodeNumber, name: String, newParent: InodeNumber, newName: String,
-                flags: RenameFlags, request: Request) throws(Errno) {
+                flags: RenameFlags, request: RequestContext) throws(Errno) {
         bump("rename")
         try withLock { () throws(Errno) in
             renameFlags.append(flags)
@@ -296,13 +296,13 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         }
     }
 
-    func statfs(_ inode: InodeNumber, request: Request) throws(Errno) -> FileSystemStatistics {
+    func statfs(_ inode: InodeNumber, request: RequestContext) throws(Errno) -> FileSystemStatistics {
         bump("statfs")
         return statistics
     }
 
     func setxattr(_ inode: InodeNumber, name: String, value: UnsafeRawBufferPointer,
-                  flags: ExtendedAttributeFlags, request: Request) throws(Errno) {
+                  flags: ExtendedAttributeFlags, request: RequestContext) throws(Errno) {
         bump("setxattr")
         try withLock { () throws(Errno) in
             guard nodes[inode.rawValue] != nil else { throw .ENOTSUP }
@@ -313,7 +313,7 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         }
     }
 
-    func getxattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) -> [UInt8] {
+    func getxattr(_ inode: InodeNumber, name: String, request: RequestContext) throws(Errno) -> [UInt8] {
         bump("getxattr")
         return try withLock { () throws(Errno) in
             guard let value = nodes[inode.rawValue]?.xattrs[name] else { throw .ENODATA }
@@ -321,12 +321,12 @@ final class MemoryFileSystem: ConnectionConfiguring, LookupCounting, FileWriting
         }
     }
 
-    func listxattr(_ inode: InodeNumber, request: Request) throws(Errno) -> [String] {
+    func listxattr(_ inode: InodeNumber, request: RequestContext) throws(Errno) -> [String] {
         bump("listxattr")
         return lock.withLock { nodes[inode.rawValue]?.xattrs.keys.sorted() ?? [] }
     }
 
-    func removexattr(_ inode: InodeNumber, name: String, request: Request) throws(Errno) {
+    func removexattr(_ inode: InodeNumber, name: String, request: RequestContext) throws(Errno) {
         bump("removexattr")
         try withLock { () throws(Errno) in
             guard nodes[inode.rawValue]?.xattrs.removeValue(forKey: name) != nil else { throw .ENODATA }

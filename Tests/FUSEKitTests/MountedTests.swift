@@ -287,9 +287,9 @@ struct MountedTests {
 
 /// Only a root directory and no group of operations: every other request gets the answer libfuse gives for an operation left out.
 final class MinimalFileSystem: FileSystemOperations {
-    func lookup(parent: InodeNumber, name: String, request: Request) throws(Errno) -> EntryReply { throw .ENOENT }
+    func lookup(parent: InodeNumber, name: String, request: RequestContext) throws(Errno) -> EntryReply { throw .ENOENT }
 
-    func getattr(_ inode: InodeNumber, handle: UInt64?, request: Request) throws(Errno) -> AttributeReply {
+    func getattr(_ inode: InodeNumber, handle: UInt64?, request: RequestContext) throws(Errno) -> AttributeReply {
         guard inode == .root else { throw .ENOENT }
         return AttributeReply(FileAttributes(inode: .root, type: .directory, permissions: 0o755, linkCount: 2))
     }

@@ -3,7 +3,7 @@ import KVFileSystem
 import KVStore
 import Testing
 
-/// What a file operation answers for each of the store's refusals (README §
+/// What a file operation answers for each of the store's refusals (docs/files.md §
 /// Limits and errors): the store knows nothing of errno, the filesystem maps.
 @Suite("A store's refusals as errno")
 struct ErrnoTests {

@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// README § Command line: only `--device-name` renames a device (issue 7.14);
+/// docs/command-line.md § Commands without a mount: only `--device-name` renames a device (issue 7.14);
 /// docs/format.md § Writer claim: two processes never write as one device — a
 /// cloned state directory is detected and re-identified (issue 7.15).
 @Suite("Device identity")

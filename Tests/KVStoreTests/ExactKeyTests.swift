@@ -9,7 +9,7 @@ enum Spellings {
     static let decomposed: StoreKey = "cafe\u{301}"
 }
 
-/// Keys are their exact Unicode scalars (README § Keys and file names): the
+/// Keys are their exact Unicode scalars (docs/files.md § Keys and file names): the
 /// key type, the merge, the store, the journal and the quota.
 @Suite("Keys are their exact scalars")
 struct ExactKeyTests {

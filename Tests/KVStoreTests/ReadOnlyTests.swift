@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import KVStore
 
-/// README § Command line: reading a store never writes it, so a read-only sync
+/// docs/command-line.md § Commands without a mount: reading a store never writes it, so a read-only sync
 /// directory serves `kvfs get`, `ls` and `status` (issue 7.16).
 @Suite("Reading without writing")
 struct ReadOnlyTests {

@@ -49,6 +49,7 @@ struct RecordCodecTests {
         let kinds: [(JournalRecord.Operation, UInt8)] = [
             (.put(key: "k", value: .integer(1)), 1), (.remove(key: "k"), 2),
             (.rename(from: "a", to: "b", value: .bool(true)), 3), (.snapshotEnd(count: 7), 4),
+            (.batch(puts: [JournalRecord.Put(key: "a", value: .integer(1)), JournalRecord.Put(key: "b", value: .string("b"))]), 5),
         ]
         for (operation, byte) in kinds {
             let payload = RecordCodec.encode(JournalRecord(stamp: stamp, operation: operation))
@@ -74,6 +75,43 @@ struct RecordCodecTests {
         #expect(RecordCodec.encode(records[1]).suffix(1) == [1])  // the tag of "nothing", last
     }
 
+    @Test("a batch keeps each key's value, rank and base; a hostile batch (empty, a key twice, a late rank, a count past its bytes) is refused")
+    func batchRecords() {
+        let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
+        let earlier = Stamp(time: HLCTimestamp(milliseconds: 3, counter: 0), device: device)
+        let later = Stamp(time: HLCTimestamp(milliseconds: 10, counter: 0), device: device)
+        let puts = [JournalRecord.Put(key: "a", value: .integer(1), rank: earlier), JournalRecord.Put(key: "b", value: .array([.string("x"), .bool(false)]))]
+        let record = JournalRecord(stamp: stamp, operation: .batch(puts: puts), bases: [.version(earlier), .nothing])
+        #expect(decode(RecordCodec.encode(record)) == record)
+        #expect(record.changesWithBases.map(\.rank) == [earlier, nil])
+        #expect(record.change(0) == JournalRecord(stamp: stamp, operation: .put(key: "a", value: .integer(1)), rank: earlier, bases: [.version(earlier)]))
+        #expect(record.change(1) == JournalRecord(stamp: stamp, operation: .put(key: "b", value: puts[1].value), bases: [.nothing]))
+        for hostile in [[JournalRecord.Put](), [puts[0], puts[0]], [JournalRecord.Put(key: "a", value: .integer(1), rank: later)]] {
+            #expect(decode(RecordCodec.encode(JournalRecord(stamp: stamp, operation: .batch(puts: hostile)))) == nil, "\(hostile)")
+        }
+        var payload = Array(RecordCodec.encode(JournalRecord(stamp: stamp, operation: .batch(puts: [puts[1]]))))
+        payload.replaceSubrange(26..<30, with: [0xFF, 0xFF, 0xFF, 0x0F])  // a count of 268 million, in a few bytes
+        #expect(decode(payload) == nil)
+        var ranked = RecordCodec.encode(record)
+        ranked += RecordCodec.encode(JournalRecord(stamp: stamp, operation: .put(key: "k", value: .integer(1)), rank: earlier)).suffix(24)
+        #expect(decode(ranked) == nil, "a batch ranks its values in its entries: a rank after its bases is refused")
+    }
+
+    @Test("what a version counts against the retention is its record's frame in a snapshot, to the byte")
+    func versionSizes() {
+        let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
+        let earlier = Stamp(time: HLCTimestamp(milliseconds: 3, counter: 0), device: device)
+        let values: [PropertyListValue?] = [nil, .string(""), .string("héllo"), .integer(-1), .real(.nan), .bool(true), .date(Date()),
+                                            .data(Data([1, 2, 3])), .array([.integer(1), .array([])]), .dictionary(["é": .string("x"), "b": .dictionary([:])])]
+        for value in values {
+            for (base, rank) in [(WriteBase.unknown, nil), (.nothing, earlier), (.version(earlier), nil), (.version(earlier), earlier)] where value != nil || rank == nil {
+                let key: StoreKey = "a longer kéy"
+                let record = JournalRecord(stamp: stamp, operation: value.map { .put(key: key, value: $0) } ?? .remove(key: key), rank: rank, bases: [base])
+                #expect(RetentionRule.charge(key: key, value: value, base: base, rank: rank) == RecordFrame.encode(record).count, "\(String(describing: value)) \(base)")
+            }
+        }
+    }
+
     @Test("a version-2 record is still read, its base unknown: never a conflict")
     func versionTwoRecordsReadAsBaseUnknown() throws {
         let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
@@ -89,7 +127,7 @@ struct RecordCodecTests {
             case let .put(key, value): payload.string(key.string); RecordValueCoding.encode(value, into: &payload)
             case let .remove(key): payload.string(key.string)
             case let .rename(from, to, value): payload.string(from.string); payload.string(to.string); RecordValueCoding.encode(value, into: &payload)
-            case .snapshotEnd: break
+            case .snapshotEnd, .batch: break
             }
             if case .put = operation {
                 payload.u64(rank.time.rawValue)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// History is the same on every machine (README § History).
+/// History is the same on every machine (docs/history.md).
 extension Machines {
     /// Every version's name and content checksum under `.kvfs/history/`, one a line: what two machines compare.
     private func history(_ machine: Machine) throws -> String {

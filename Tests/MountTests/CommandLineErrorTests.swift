@@ -4,7 +4,7 @@ import Testing
 import Glibc
 #endif
 
-/// README § Command line, and issue 7 item 17: each failure is one accurate
+/// docs/command-line.md § Errors and exit status, and issue 7 item 17: each failure is one accurate
 /// line, bad option values are refused, and the exit status tells a usage
 /// error (64), a busy state directory (75) and an I/O failure (74) apart.
 @Suite("kvfs's errors and exit statuses", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § Command line: `kvfs get/set/rm/ls/status/changes` with and without
+/// docs/command-line.md: `kvfs get/set/rm/ls/status/changes` with and without
 /// a mount, and `kvfs mount`'s errors.
 @Suite("The kvfs command", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct CommandLineTests {

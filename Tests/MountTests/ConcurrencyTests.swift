@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § File semantics: writers and readers in parallel; every value is one
+/// docs/files.md § File semantics: writers and readers in parallel; every value is one
 /// writer's whole value, never a mix, and the store agrees with the mount.
 @Suite("Parallel writers on a real mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct ConcurrencyTests {

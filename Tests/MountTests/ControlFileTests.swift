@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § File semantics, the control folder: `.kvfs/changes.log` followed
+/// docs/files.md § File semantics, the control folder: `.kvfs/changes.log` followed
 /// by the real `tail -f`, `tail -F` and `kvfs changes --follow` while the log
 /// is cut back, and `.kvfs/status` read by readers that trust its size.
 @Suite("Following the change log and reading the status", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))

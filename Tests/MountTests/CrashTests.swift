@@ -4,7 +4,7 @@ import Testing
 import Glibc
 #endif
 
-/// README § Durability: SIGKILL loses nothing close() acknowledged, the next
+/// docs/files.md § Durability: SIGKILL loses nothing close() acknowledged, the next
 /// `kvfs mount` cleans the stale mount point; SIGTERM unmounts cleanly.
 @Suite("Crashes and signals", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct CrashTests {

@@ -224,7 +224,7 @@ struct DaemonStartFailureTests {
     }
 }
 
-/// FUSEKit's example filesystem (README "FUSEKit") serves what it says.
+/// FUSEKit's example filesystem (docs/architecture.md § FUSEKit) serves what it says.
 @Suite("fusekit-hello", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct FUSEKitExampleTests {
     @Test("fusekit-hello mounts a read-only folder with one file, and fusermount3 -u ends it")

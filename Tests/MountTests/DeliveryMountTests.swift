@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// README § Several machines (Conflicts, Delivery) and § Command line
-/// (`kvfs wait`): two mounts as two devices.
+/// docs/machines.md § Conflicts are told and § Where a value has got to, and
+/// docs/command-line.md § `kvfs wait`: two mounts as two devices.
 @Suite("Conflicts and delivery between mounts", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct DeliveryMountTests {
     /// The conflict lines of a change log, each as `key lost-device winner-device restore-command`.

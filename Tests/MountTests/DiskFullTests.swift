@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § Limits and errors: ENOSPC when the disk under the journal is full,
+/// docs/files.md § Limits and errors: ENOSPC when the disk under the journal is full,
 /// the old value kept, and writes working again once there is room.
 @Suite("A full disk under the journal", .enabled(if: MountEnvironment.canMount && getuid() == 0, "needs FUSE and root (to mount a small tmpfs)"))
 struct DiskFullTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § Keys and file names: a key is its exact sequence of Unicode
+/// docs/files.md § Keys and file names: a key is its exact sequence of Unicode
 /// scalars, so `café` with `é` as U+00E9 and with `e` + U+0301 are two keys,
 /// on a mount, across mounts of one sync directory, and through `kvfs`.
 @Suite("Keys that differ only in normalization are two keys", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))

@@ -44,7 +44,7 @@ struct ExactValueMountTests {
                     if kind == 5: return bytes(rng.getrandbits(8) for _ in range(rng.randrange(0, 20)))
                     if kind == 6: return [value(depth + 1) for _ in range(rng.randrange(0, 4))]
                     return {text(): value(depth + 1) for _ in range(rng.randrange(0, 4))}
-                # What the file form keeps (the README's rules, worked out here): a key's own date to the
+                # What the file form keeps (the rules of docs/files.md, worked out here): a key's own date to the
                 # millisecond (rounded, as its text), a date inside an array or dictionary to the second (rounded
                 # down, as XML property lists write it), and there every NaN as the one NaN; the rest exactly.
                 EPOCH, UNIX = datetime.datetime(2001, 1, 1), 978307200.0

@@ -4,7 +4,7 @@ import Testing
 import Glibc
 #endif
 
-/// README § Install: fstab and `mount -t fuse.kvfs SYNC_DIR MOUNTPOINT`,
+/// docs/install.md § fstab and `mount -t fuse.kvfs`: fstab and `mount -t fuse.kvfs SYNC_DIR MOUNTPOINT`,
 /// which make mount.fuse3 run `kvfs SYNC_DIR MOUNTPOINT -o OPTIONS`.
 @Suite("fstab and mount -t", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct FstabTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § History: `.kvfs/history/` as files, and `kvfs history`,
+/// docs/history.md: `.kvfs/history/` as files, and `kvfs history`,
 /// `kvfs restore`, `kvfs undelete` and `kvfs retention`, with a mount and
 /// without; each restore reaches another device of the store.
 @Suite("History as files and through the command line", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
@@ -111,6 +111,24 @@ struct HistoryMountTests {
         }
     }
 
+    @Test("the snapshot of a 100 MB retention, past 16 MiB, reads back whole: after a remount, and on a device that joins later")
+    func aSnapshotPast16MiBSurvivesARemount() throws {
+        try withSandbox { sandbox in
+            try sandbox.ok("kvfs retention --bytes 100000000 $S")
+            try sandbox.mount()
+            // The issue's reproduction: 60 values of 693 KB, so that a compaction writes a snapshot of about 38 MB.
+            try sandbox.ok("echo small > $M/b && for i in $(seq 60); do head -c 520000 /dev/urandom | base64 -w0 > $M/k; done", timeout: 300)
+            try sandbox.ok("kvfs unmount $M")
+            let snapshot = try sandbox.ok("stat -c %s $SYNC/devices/*/snapshot-*.snap | sort -n | tail -1")
+            #expect((Int(snapshot.dropLast()) ?? 0) > 16 << 20, "\(snapshot)")
+            try sandbox.mount()
+            #expect(try sandbox.ok("cat $M/b") == "small\n")
+            #expect(try sandbox.ok("ls $M/.kvfs/history/k | wc -l") == "60\n")
+            #expect(try sandbox.ok("kvfs get b --sync-dir $SYNC --state-dir $T/late") == "small\n", "a device that joins later")
+            #expect(try sandbox.ok("kvfs status $S") .contains("incomplete") == false)
+        }
+    }
+
     @Test("kvfs retention prints and sets the store's retention, which every device reads; 0 turns history off")
     func retentionSetting() throws {
         try withSandbox { sandbox in
@@ -123,6 +141,11 @@ struct HistoryMountTests {
             #expect(try sandbox.ok("kvfs retention --bytes 0 --sync-dir $SYNC --state-dir $T/other") == "off\n")
             #expect(try poll(sandbox, "ls $M/.kvfs/history/k | wc -l", until: "1\n") == "1\n", "history off: the current value alone")
             #expect(try sandbox.run("kvfs retention --days -1 $S").status == 64)
+            #expect(try sandbox.ok("kvfs retention --bytes 100000000 $S") == "5 days, 100000000 bytes\n", "a 100 MB history is read back whole")
+            let refused = try sandbox.run("kvfs retention --bytes 134217729 $S")
+            #expect(refused.status == 64 && refused.error.contains("134217728") && refused.error.contains("128 MiB"), "\(refused)")
+            #expect(refused.error.split(separator: "\n").filter { $0.contains("134217728") }.count == 1, "one line names the limit: \(refused)")
+            #expect(try sandbox.ok("kvfs retention $S") == "5 days, 100000000 bytes\n")
         }
     }
 }

@@ -69,8 +69,8 @@ struct InstallTests {
                 #compdef kvfs
                 fish completes kvfs
                 ExecStart=P/bin/kvfs mount %f --foreground $KVFS_OPTIONS
-                Environment=KVFS_MOUNTPOINT=%h/kvfs-stores/%I
-                ExecStart=P/bin/kvfs mount ${KVFS_MOUNTPOINT} --store %I --foreground $KVFS_OPTIONS
+                Environment=KVFS_MOUNTPOINT=%h/kvfs-stores/%i
+                ExecStart=P/bin/kvfs mount ${KVFS_MOUNTPOINT} --store %i --foreground $KVFS_OPTIONS
                 system unit verified
                 user unit verified
                 store unit verified

@@ -188,7 +188,7 @@ struct OneDeviceTests {
         let device = try #require(DeviceID(hex: hex.trimmingCharacters(in: .whitespacesAndNewlines)))
         let folder = DeviceFolder(path: sandbox.path + "/" + defaultStore.sync + "/devices/" + device.hex, isWritable: false)
         let reader = DeviceFolderReader(device: device, folder: folder, ownFolder: true, warn: { _ in })
-        let records = reader.readAll().records
+        let records = reader.readNew().records
         let segment = try #require(folder.listing().segments.last)
         let bytes = try #require(try Files.read(folder.segmentPath(segment))).count
         return Journal(records: records, problems: reader.problems, snapshots: reader.snapshotGeneration ?? 0, segmentBytes: bytes)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § File semantics: with `-o allow_other` other users come in, and the
+/// docs/files.md § File semantics: with `-o allow_other` other users come in, and the
 /// permissions the mount shows are enforced.
 @Suite("Permissions with allow_other", .enabled(if: MountEnvironment.canMount && getuid() == 0, "needs FUSE and root (to act as another user)"))
 struct PermissionTests {

@@ -8,7 +8,7 @@ import Testing
 /// nested in arrays and dictionaries, go through a real mount both ways and
 /// are compared by those tools, reals bit for bit.
 ///
-/// What the XML form does not keep (README "Values and their files"): a date's
+/// What the XML form does not keep (docs/files.md § Values and their files): a date's
 /// fraction of a second (Apple's format has whole seconds; kvfs writes the
 /// second the date falls in, as CoreFoundation does) and a NaN's sign and
 /// payload (Apple's parser reads only `nan`). The store keeps both exactly.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § Limits and errors, and the control folder: quota errors through a real mount,
+/// docs/files.md § Limits and errors, and the control folder: quota errors through a real mount,
 /// each leaving the old state intact, and `df`, `.kvfs/status`, `.kvfs/changes.log`.
 @Suite("Quota and control files on a real mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct QuotaTests {

@@ -2,7 +2,7 @@ import Foundation
 import KVStore
 import Testing
 
-/// README § Several machines and § Swift: one sync directory shared by
+/// docs/machines.md and docs/swift.md: one sync directory shared by
 /// a mount and a Swift `UbiquitousKeyValueStore`, and by two mounts.
 @Suite("A sync directory shared across mounts and the library", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct SharingTests {
@@ -105,7 +105,7 @@ struct SharingTests {
             let seen = try Self.poll(sandbox, "cat $T/m2/k; size $T/m2/k; ls $T/m2 | tr '\\n' ' '; echo",
                                      until: "a much longer value\n20\nk other \n", seconds: 5)
             #expect(seen == "a much longer value\n20\nk other \n", "the second mount shows a stale state")
-            // README § File semantics: mtime is when the value was written, the same on every device; so are the
+            // docs/files.md § File semantics: mtime is when the value was written, the same on every device; so are the
             // xattrs that say when (with the clock) and by whom.
             let written = try sandbox.ok(#"""
                 for m in $M $T/m2; do

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § File semantics and § Keys and file names: editors and everyday
+/// docs/files.md § File semantics and § Keys and file names: editors and everyday
 /// tools on a real mount.
 @Suite("Editors and tools on a real mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct ToolTests {
@@ -145,7 +145,7 @@ struct ToolTests {
         }
     }
 
-    @Test("truncate -s and >> append work on the buffer; the result is read back by the README's rules")
+    @Test("truncate -s and >> append work on the buffer; the result is read back by the rules of docs/files.md")
     func truncateAndAppend() throws {
         try withMount { sandbox in
             let output = try sandbox.ok(#"""

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README § Values and their files: what `cat` shows for each type, how writes are read back,
+/// docs/files.md § Values and their files: what `cat` shows for each type, how writes are read back,
 /// refusals, and the extended attributes — through a real mount, with real tools.
 @Suite("Values through a real mount", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
 struct ValueTests {
@@ -46,7 +46,7 @@ struct ValueTests {
         }
     }
 
-    @Test("each type's file content, per the README's table, from kvfs set --type and from XML property lists")
+    @Test("each type's file content, per the table of docs/files.md, from kvfs set --type and from XML property lists")
     func typedValues() throws {
         try withMount { sandbox in
             let output = try sandbox.ok(#"""

@@ -1,7 +1,7 @@
 import FUSEKit
 import KVStore
 
-/// `.kvfs/history/` (README § History): a read-only folder per key with a
+/// `.kvfs/history/` (docs/history.md): a read-only folder per key with a
 /// version within the store's retention (removed keys included), named as
 /// the key's file is, holding one read-only file per version, named as
 /// ``VersionName`` names it, whose content is the version's value in its

@@ -94,7 +94,7 @@ final class ChangeLog: Sendable {
         var winner: ConflictReport.Side?
         var restore: String?
 
-        /// The line's JSON, its fields in the order above, which the README shows and readers
+        /// The line's JSON, its fields in the order above, which docs/machines.md shows and readers
         /// see: each value is JSON-encoded, but JSONEncoder orders an object's keys by hash (or
         /// sorted), never as written.
         var text: String {

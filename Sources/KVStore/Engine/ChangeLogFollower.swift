@@ -5,7 +5,7 @@ import SystemPackage
 /// though the log is cut back: `kvfs changes --follow` and the mount's
 /// `.kvfs/changes.log` read it through one.
 ///
-/// When the log passes its cap, ``ChangeLog`` replaces the file with its
+/// When the log passes its cap, `ChangeLog` replaces the file with its
 /// newest lines. A reader that went by byte offsets alone would see the file
 /// shrink and, as `tail -f` does ("file truncated"), start again from its
 /// beginning: half the cap of old lines a second time, at every cut. The

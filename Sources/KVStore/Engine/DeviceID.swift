@@ -41,6 +41,8 @@ public struct DeviceID: Comparable, Hashable, Sendable, CustomStringConvertible 
 
     private func hexDigit(_ byte: UInt8) -> UInt8 { byte <= 0x39 ? byte - 0x30 : byte - 0x61 + 10 }
 
+ /// The id in lower-case hex, as device folders are named.
     public var description: String { hex }
+ /// Ordered by hex, the tie-break between equal clocks.
     public static func < (a: Self, b: Self) -> Bool { a.hex < b.hex }
 }

@@ -13,6 +13,7 @@ public struct RetiredDevice: Sendable, CustomStringConvertible {
     /// Why its folder is still there (it could not be removed), or nil once it is gone.
     public var folderLeft: String?
 
+ /// What `kvfs retire` prints: the device, what was kept where, and its folder's fate.
     public var description: String {
         let kept = "its \(values) value\(values == 1 ? "" : "s") and \(removals) removal\(removals == 1 ? "" : "s") that still count are kept in \(keptIn)"
         let folder = folderLeft.map { "; remove its folder by hand (\($0))" } ?? "; its folder is removed"
@@ -26,7 +27,7 @@ extension DeviceStore {
     /// still wins (its values and removals, with their original stamps) into
     /// its own folder, says so in `adopted.json`, and removes the device's
     /// folder. Every device then shows what it showed before, and none waits
-    /// for the retired one any more (``TombstoneCollection``).
+    /// for the retired one any more (`TombstoneCollection`).
     ///
     /// Refused for this device, an unknown one, and, unless `force`, one that
     /// looks alive (it has not closed its store and its folder changed lately)

@@ -19,9 +19,9 @@ private let storeLogger = Logger(label: "kvfs.store")
 /// others is published in its folder (`ReadProgress`) for theirs.
 ///
 /// Its state has owners, each with a lock of its own: what reads and writes
-/// need is an ``EngineState`` inside a `Mutex`, whose methods are the
-/// operations that need it; around it, the ``Compactor``, the
-/// ``ProgressPublisher``, the ``HealthMonitor`` and the ``ChangeNotifier``
+/// need is an `EngineState` inside a `Mutex`, whose methods are the
+/// operations that need it; around it, the `Compactor`, the
+/// `ProgressPublisher`, the `HealthMonitor` and the `ChangeNotifier`
 /// take that lock only to copy or change what they need, and do the disk's
 /// work, and call observers, without it.
 public final class DeviceStore: Sendable {
@@ -88,9 +88,10 @@ public final class DeviceStore: Sendable {
 
     /// Opens (creating if needed) the store in `syncDirectory` as this device:
     /// the state directory's, which every process that opens the store with
-    /// it shares (``StateDirectory``).
+    /// it shares (`StateDirectory`).
     ///
     /// - Parameters:
+    ///   - syncDirectory: the store's folder, which every device of the store shares.
     ///   - stateDirectory: this device's folder; by default one under `$XDG_STATE_HOME/kvfs/`.
     ///   - deviceName: how other devices name this one; by default the name it
     ///     has, or the host name for a new device. Only a name given here renames a device.
@@ -132,7 +133,7 @@ public final class DeviceStore: Sendable {
                                        sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)
             // The own folder is read before the writer opens it: the reader finds where its whole records end.
             let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
-            let own = ownReader.readAll()
+            let own = ownReader.readNew()
             let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
                 : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim, files: journalFiles)
             return Opening(context: context, storeID: storeID, ownReader: ownReader, own: own, writer: writer)
@@ -214,7 +215,7 @@ public final class DeviceStore: Sendable {
         try write(key: key) { _, _ throws(KVStoreError) in .put(key: key, value: value) }
     }
 
-    /// Sets a key from the bytes a writer left in its file (README § Values and their files), and returns the value stored.
+    /// Sets a key from the bytes a writer left in its file (docs/files.md § Values and their files), and returns the value stored.
     @discardableResult
     public func setFileContent(_ content: [UInt8], forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue {
         var stored: PropertyListValue?

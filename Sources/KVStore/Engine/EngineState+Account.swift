@@ -38,7 +38,7 @@ extension EngineState {
         let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: context.warn)
         folders.readers = [:]
         journal.reader = ownReader
-        let own = ownReader.readAll()  // as at open: to the end, for the writer to append after its last whole record
+        let own = ownReader.readNew()  // as at open: to the end, for the writer to append after its last whole record
         _ = merge(own, from: deviceID)
         journal.latest = latestAdmitted(own, of: deviceID)
         do {

@@ -19,7 +19,7 @@ extension EngineState {
     /// it as it would another device's records, its clock moving past them.
     /// Returns the keys whose visible entry changed.
     mutating func readOwnFolder() -> Set<StoreKey> {
-        let batch = journal.reader.readAll()
+        let batch = journal.reader.readNew()
         let changed = merge(batch, from: deviceID)
         // As at open: a record stamped past the clock's horizon is not this device's latest (``OwnRecordsAhead``).
         journal.noteRead(latestAdmitted(batch, of: deviceID))

@@ -77,7 +77,7 @@ struct EngineState {
     mutating func write(_ operations: [JournalRecord.Operation], refusing refusedKey: inout StoreKey)
     throws(KVStoreError) -> WriteOutcome {
         var usage = merged.usage
-        for case let .put(key, value) in operations {
+        for (key, value) in operations.flatMap(\.puts) {
             refusedKey = key
             let oldSize = merged.visible[key]?.size, newSize = FileForm.encode(value).count
             try usage.checkWrite(key: key, oldSize: oldSize, newSize: newSize)
@@ -102,7 +102,7 @@ struct EngineState {
         var records: [JournalRecord] = []
         var written: [StoreKey: Stamp] = [:]  // the current version of a key an earlier operation of these wrote
         for operation in operations {
-            let record = JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: operation,
+            let record = JournalRecord(stamp: Stamp(time: try clock.now(), device: deviceID), operation: ranked(operation),
                                        rank: rankKept(by: operation), bases: basesSeen(by: operation, after: written))
             for change in record.changes { written[change.key] = record.stamp }
             records.append(record)
@@ -126,8 +126,14 @@ struct EngineState {
     private func rankKept(by operation: JournalRecord.Operation) -> Stamp? {
         switch operation {
         case let .put(key, _), let .rename(key, _, _): merged.visible[key]?.rank
-        case .remove, .snapshotEnd: nil
+        case .remove, .snapshotEnd, .batch: nil
         }
+    }
+
+    /// `operation`, a batch's values each ranked as a put of its key is (``rankKept(by:)``).
+    private func ranked(_ operation: JournalRecord.Operation) -> JournalRecord.Operation {
+        guard case let .batch(puts) = operation else { return operation }
+        return .batch(puts: puts.map { JournalRecord.Put(key: $0.key, value: $0.value, rank: merged.visible[$0.key]?.rank) })
     }
 
     // MARK: Telling

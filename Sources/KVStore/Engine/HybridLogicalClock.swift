@@ -35,6 +35,7 @@ public struct HLCTimestamp: Comparable, Hashable, Sendable, CustomStringConverti
         DateText.format(date) + (counter == 0 ? "" : "+\(counter)")
     }
 
+ /// Earlier: the wall-clock part first, then the counter.
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -53,6 +54,7 @@ public struct Stamp: Comparable, Hashable, Sendable {
         self.device = device
     }
 
+ /// Earlier: by time, then, for equal times, by device id.
     public static func < (a: Self, b: Self) -> Bool {
         (a.time, a.device) < (b.time, b.device)
     }
@@ -130,7 +132,7 @@ public final class HybridLogicalClock: Sendable {
     /// would otherwise carry every later write of this device past the
     /// other devices' horizons, where they hold it back, or to the year 9999,
     /// where every write fails. Such a record is rewritten instead
-    /// (``EngineState/rewriteOwnRecordsAhead()``).
+    /// (`EngineState.rewriteOwnRecordsAhead()`).
     @discardableResult
     public func observe(_ time: HLCTimestamp) -> Bool {
         guard time <= horizon() else { return false }

@@ -183,8 +183,8 @@ struct MergedState {
 
     /// Notes `record`'s changes as its folder's newest where they are; returns those.
     private mutating func keepNewest(_ record: JournalRecord, in folder: DeviceID) -> [(key: StoreKey, version: Version)] {
-        record.changesWithBases.compactMap { key, value, base in
-            let version = Version(stamp: record.stamp, value: value, rank: value == nil ? nil : record.rank, base: base)
+        record.changesWithBases.compactMap { key, value, base, rank in
+            let version = Version(stamp: record.stamp, value: value, rank: rank, base: base)
             if let newest = folders[folder]?[key], !version.beats(newest) { return nil }
             folders[folder, default: [:]][key] = version
             return (key, version)

@@ -14,13 +14,16 @@ import Glibc
 public final class SyncWatcher: Sendable {
     private let store: DeviceStore
     private let pollInterval: TimeInterval
-    private let inotify: Int32
-    /// Wakes the thread to stop; nil when no pipe could be made (out of
+    /// Nil when polling alone.
+    private let inotify: Inotify?
+    /// Wakes the thread to stop; nil when no eventfd could be made (out of
     /// descriptors), and then the thread sees ``stopping`` at its next poll.
-    private let stopPipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
+    private let stopSignal: EventCounter?
     private let stopping = Atomic<Bool>(false)
-    /// Whether the watcher's thread is done with the store.
-    private let finished = Atomic(false)
+    /// Whether the watcher's thread is done with the store (`true` under the
+    /// condition's lock), which ``stop()`` waits for.
+    private let finished = NSCondition()
+    nonisolated(unsafe) private var hasFinished = false
     /// The watch on this device's own folder: its events, which the device's
     /// other processes' writes cause, need only that folder read.
     private let ownWatch = Atomic<Int32>(-1)
@@ -42,38 +45,40 @@ public final class SyncWatcher: Sendable {
     /// polls at least every second instead.
     ///
     /// - Parameters:
+    ///   - store: the store to refresh when its sync directory changes.
     ///   - pollInterval: seconds between refreshes when nothing is reported.
     ///   - polling: whether to rely on polling alone (NFS and other network folders).
     public init(store: DeviceStore, pollInterval: TimeInterval = 1, polling: Bool = false) {
         self.store = store
-        inotify = polling ? -1 : inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        let refused = !polling && inotify < 0
-        self.pollInterval = max(refused ? min(pollInterval, 1) : pollInterval, 0.001)
-        if refused {
-            DeviceStore.printWarning("cannot watch \(store.syncDirectory.path) with inotify (\(String(cString: strerror(errno)))): "
+        var refusal: SystemCallError?
+        do {
+            inotify = polling ? nil : try Inotify()
+        } catch {
+            inotify = nil
+            refusal = error
+        }
+        self.pollInterval = max(refusal != nil ? min(pollInterval, 1) : pollInterval, 0.001)
+        if let refusal {
+            DeviceStore.printWarning("cannot watch \(store.syncDirectory.path) with inotify (\(refusal.errno)): "
                 + "noticing other devices' changes by polling every \(self.pollInterval) s instead; "
                 + "to get them at once, raise fs.inotify.max_user_instances (sysctl) and remount")
         }
-        stopPipe = try? FileDescriptor.pipe(options: .closeOnExec)
+        stopSignal = try? EventCounter()
         watchFolders()
         // A mount keeps the journal between its writes while nobody asks for it; without inotify nobody could.
-        if inotify >= 0, store.state.mountPoint != nil {
-            let ask = inotify_add_watch(inotify, store.state.askPath, UInt32(IN_CLOSE_WRITE | IN_DONT_FOLLOW))
-            askWatch.store(ask, ordering: .relaxed)
-            if ask >= 0 { store.turn.allowLease { [weak self] leased in self?.watchOwnFolder(leased: leased) } }
+        if let inotify, store.state.mountPoint != nil, let ask = try? inotify.watch(store.state.askPath, for: [.closeWrite, .dontFollow]) {
+            askWatch.store(ask.rawValue, ordering: .relaxed)
+            store.turn.allowLease { [weak self] leased in self?.watchOwnFolder(leased: leased) }
         }
         let thread = Thread { [self] in
             ThreadName.set(SyncWatcher.threadName)  // for `ps -L`, and the benchmark, which counts its wake-ups
             run()
-            finished.store(true, ordering: .releasing)
+            finished.lock()
+            hasFinished = true
+            finished.broadcast()
+            finished.unlock()
         }
         thread.start()
-    }
-
-    deinit {
-        if inotify >= 0 { close(inotify) }
-        try? stopPipe?.readEnd.close()
-        try? stopPipe?.writeEnd.close()
     }
 
     /// Stops watching; returns once the watcher's thread is done with the store.
@@ -81,8 +86,10 @@ public final class SyncWatcher: Sendable {
     public func stop() {
         store.turn.stopLeasing()
         stopping.store(true, ordering: .releasing)
-        _ = try? stopPipe?.writeEnd.writeAll([1])
-        while !finished.load(ordering: .acquiring) { usleep(1000) }
+        stopSignal?.signal()
+        finished.lock()
+        while !hasFinished { finished.wait() }
+        finished.unlock()
     }
 
     /// Watches the sync directory, its devices folder and every device's
@@ -93,10 +100,12 @@ public final class SyncWatcher: Sendable {
     /// store reads, below the sync directory it holds (``HeldFolder``), even
     /// once its path names another.
     private func watchFolders() {
-        guard inotify >= 0 else { return }
+        guard let inotify else { return }
         let root = store.sync.root.stablePath
         let devices = root + "/devices"
-        _ = inotify_add_watch(inotify, root, Self.changes)  // the user's path: a link to the folder is theirs
+        let changes = Self.changes
+        // A folder that is not there (yet) is not watched: the next wake-up or poll tries again.
+        _ = try? inotify.watch(root, for: changes)  // the user's path: a link to the folder is theirs
         // Below it, as the store reads: `devices` and the device folders it lists, never a link.
         let status = ((try? store.sync.devicesFolder()) ?? nil)?.status.map(FolderSurvey.FileStamp.init)
         guard status == nil || watchedDevices.withLock({ watched in
@@ -105,23 +114,23 @@ public final class SyncWatcher: Sendable {
         }) else { return }
         let folders = store.sync.devices().filter { $0 != store.deviceID }.map { devices + "/" + $0.hex }
         for path in [devices] + folders {
-            _ = inotify_add_watch(inotify, path, Self.changes | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR))
+            _ = try? inotify.watch(path, for: changes.union([.dontFollow, .onlyDirectory]))
         }
         watchOwnFolder(leased: store.turn.isLeasedNow)
     }
 
     /// The events a folder is watched for.
-    private static let changes = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
+    private static let changes: Inotify.Events = [.create, .modify, .closeWrite, .movedTo, .delete, .movedFrom]
 
     /// Watches this device's own folder: for appends (`IN_MODIFY`) only
     /// while another process of the device may append, that is unless this
     /// one keeps the journal (`leased`): its own appends wake nobody then.
     /// Called as the lease is taken, and before it is let go.
     private func watchOwnFolder(leased: Bool) {
-        guard inotify >= 0 else { return }
-        let mask = (leased ? Self.changes & ~UInt32(IN_MODIFY) : Self.changes) | UInt32(IN_DONT_FOLLOW) | UInt32(IN_ONLYDIR)
-        let own = inotify_add_watch(inotify, store.sync.root.stablePath + "/devices/" + store.deviceID.hex, mask)
-        ownWatch.store(own, ordering: .relaxed)
+        guard let inotify else { return }
+        let events = (leased ? Self.changes.subtracting(.modify) : Self.changes).union([.dontFollow, .onlyDirectory])
+        let own = try? inotify.watch(store.sync.root.stablePath + "/devices/" + store.deviceID.hex, for: events)
+        ownWatch.store(own?.rawValue ?? -1, ordering: .relaxed)
     }
 
     /// What the events queued were of.
@@ -132,27 +141,21 @@ public final class SyncWatcher: Sendable {
     }
 
     /// Reads the events queued, and says what they were of.
-    private func drainEvents(into buffer: inout [UInt8]) -> Events {
+    private func drainEvents(_ inotify: Inotify, into buffer: inout [UInt8]) -> Events {
         let own = ownWatch.load(ordering: .relaxed), ask = askWatch.load(ordering: .relaxed)
-        var events = Events()
+        var result = Events()
         while true {
-            let count = read(inotify, &buffer, buffer.count)
-            guard count > 0 else { return events }
-            var offset = 0
-            // Each event: wd (Int32), mask, cookie, len (UInt32 each), then `len` bytes of name.
-            while offset + 16 <= count {
-                let (watch, nameLength) = buffer.withUnsafeBytes { bytes in
-                    (bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
+            let events = (try? inotify.read(into: &buffer)) ?? []
+            guard !events.isEmpty else { return result }
+            for event in events {
+                let watch = event.watch.rawValue
                 if watch >= 0 && watch == own {
-                    events.own = true
+                    result.own = true
                 } else if watch >= 0 && watch == ask {
-                    events.asked = true
+                    result.asked = true
                 } else {
-                    events.others = true
+                    result.others = true
                 }
-                offset += 16 + nameLength
             }
         }
     }
@@ -161,16 +164,16 @@ public final class SyncWatcher: Sendable {
     static let threadName = "kvfs-watcher"
 
     private func run() {
-        // poll(2) and inotify have no swift-system wrappers.
-        var descriptors = [pollfd(fd: stopPipe?.readEnd.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
-        if inotify >= 0 { descriptors.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
+        // A missing descriptor (-1) is one poll skips.
+        var descriptors: [(descriptor: FileDescriptor, events: PollEvents)] = [(stopSignal?.descriptor ?? FileDescriptor(rawValue: -1), .readable)]
+        if let inotify { descriptors.append((inotify.descriptor, .readable)) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var lastRefresh = Date()
         while true {
-            _ = poll(&descriptors, nfds_t(descriptors.count), Int32(pollInterval * 1000))
+            _ = try? Poll.wait(for: descriptors, timeout: .seconds(pollInterval))
             if stopping.load(ordering: .acquiring) { return }
-            if inotify >= 0 {
-                let events = drainEvents(into: &buffer)  // one refresh covers every event
+            if let inotify {
+                let events = drainEvents(inotify, into: &buffer)  // one refresh covers every event
                 if events.asked { store.turn.release() }  // first: another process waits
                 // Polling goes on meanwhile: the own folder's events may come faster than the interval.
                 // No other folder can have appeared (that is an event of `devices`): none to watch.
@@ -180,7 +183,7 @@ public final class SyncWatcher: Sendable {
                 }
                 watchFolders()
             }
-            store.refresh(onlyChangedFolders: inotify >= 0)  // the folders' status is current where inotify works
+            store.refresh(onlyChangedFolders: inotify != nil)  // the folders' status is current where inotify works
             lastRefresh = Date()
         }
     }

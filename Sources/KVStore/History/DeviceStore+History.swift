@@ -1,6 +1,6 @@
 import Foundation
 
-/// The store's history (README § History): every version of every key within
+/// The store's history (docs/history.md): every version of every key within
 /// the store's retention, read from the device folders' journals when asked
 /// for, and written again as a new version by ``restore(_:forKey:)``.
 extension DeviceStore {

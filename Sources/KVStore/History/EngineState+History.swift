@@ -44,7 +44,7 @@ extension EngineState {
         }
         let candidates = history.allVersions(hidden: isHidden).compactMap { version -> RetentionRule.Candidate? in
             if !version.isRemoval, merged.winners[version.key]?.stamp == version.stamp { return nil }  // a current value
-            return RetentionRule.Candidate(stamp: version.stamp, charge: RetentionRule.charge(size: version.size))
+            return RetentionRule.Candidate(stamp: version.stamp, charge: version.charge)
         }
         let overBudget = RetentionRule.overBudget(candidates, bytes: retention.bytes)
         history.cache = HistoryIndex.Cache(revision: history.revision, mergeRevision: merged.revision, retention: retention,

@@ -19,6 +19,8 @@ struct HistoryIndex {
         var writer: UInt32
         /// The value's file size; 0 for a removal.
         var size: UInt32
+        /// What it counts against the retention's budget (``RetentionRule/charge(key:value:base:rank:)``).
+        var charge: UInt32
         var isRemoval: Bool
         var inSnapshot: Bool
         var generation: UInt64
@@ -81,8 +83,9 @@ struct HistoryIndex {
         var versions = folders.removeValue(forKey: folder) ?? [:]  // taken out, not copied: it is changed in place
         for (record, location) in located {
             let writer = number(of: record.stamp.device)
-            for (key, value, base) in record.changesWithBases {
+            for (key, value, base, rank) in record.changesWithBases {
                 let entry = Entry(time: record.stamp.time, writer: writer, size: UInt32(value.map(FileForm.size(of:)) ?? 0),
+                                  charge: UInt32(RetentionRule.charge(key: key, value: value, base: base, rank: rank)),
                                   isRemoval: value == nil, inSnapshot: location.inSnapshot, generation: location.generation,
                                   offset: location.offset, length: UInt32(location.length), base: numbered(base))
                 versions[key, default: []].insertOnce(entry)
@@ -164,13 +167,13 @@ struct HistoryIndex {
     }
 
     /// Every version of the store, each once, but those `hidden` passes over,
-    /// with their keys: what retention weighs.
-    func allVersions(hidden: (DeviceID, HLCTimestamp) -> Bool) -> [(key: StoreKey, stamp: Stamp, isRemoval: Bool, size: Int)] {
-        var found: [(key: StoreKey, stamp: Stamp, isRemoval: Bool, size: Int)] = []
+    /// with their keys and what each counts against the budget: what retention weighs.
+    func allVersions(hidden: (DeviceID, HLCTimestamp) -> Bool) -> [(key: StoreKey, stamp: Stamp, isRemoval: Bool, charge: Int)] {
+        var found: [(key: StoreKey, stamp: Stamp, isRemoval: Bool, charge: Int)] = []
         for (folder, versions) in folders {
             for (key, entries) in versions {
                 for entry in entries where !hidden(folder, entry.time) {
-                    found.append((key, Stamp(time: entry.time, device: writers[Int(entry.writer)]), entry.isRemoval, Int(entry.size)))
+                    found.append((key, Stamp(time: entry.time, device: writers[Int(entry.writer)]), entry.isRemoval, Int(entry.charge)))
                 }
             }
         }

@@ -1,17 +1,18 @@
 import Foundation
 
 /// How long, and how much, a store's history keeps: a store setting, the
-/// same on every device (README § History).
+/// same on every device (docs/history.md).
 ///
 /// A version that is not a key's current value is kept while it is younger
 /// than `days` and within the newest-first budget of `bytes`
-/// (``RetentionRule``); a key's current value is always kept. Either limit
+/// (`RetentionRule`); a key's current value is always kept. Either limit
 /// at 0 turns history off: only current values (and the removals the
 /// tombstone rule still needs) stay.
 public struct HistoryRetention: Codable, Equatable, Sendable, CustomStringConvertible {
     /// How many days a version is kept.
     public var days: Int
-    /// How many bytes of versions (``RetentionRule/charge(size:)`` each) the store keeps, newest first.
+    /// How many bytes of versions (``RetentionRule/charge(key:value:base:rank:)``
+    /// each: their records' bytes on disk) the store keeps, newest first.
     public var bytes: Int
 
     /// A retention of `days` days and `bytes` bytes.
@@ -27,6 +28,13 @@ public struct HistoryRetention: Codable, Equatable, Sendable, CustomStringConver
     /// The largest `days` accepted: a year of 100 centuries, far past any use, within a stamp's range.
     public static let maximumDays = 3_650_000
 
+    /// The largest `bytes` accepted, 128 MiB: a device's snapshot holds up
+    /// to that much history (``RetentionRule``), which every device reads
+    /// back whole, and whose versions it indexes in memory (``HistoryIndex``,
+    /// about 70 bytes each). A setting past it is refused; one read from a
+    /// folder (an older version allowed any) counts as this much, on every device alike.
+    public static let maximumBytes = 128 << 20
+
     /// Whether history is off: only current values are kept.
     public var isOff: Bool { days == 0 || bytes == 0 }
 
@@ -35,8 +43,14 @@ public struct HistoryRetention: Codable, Equatable, Sendable, CustomStringConver
 
     /// Throws unless both limits are between 0 and their maximum.
     public func validated() throws(KVStoreError) -> HistoryRetention {
-        guard (0...Self.maximumDays).contains(days), bytes >= 0 else {
-            throw .invalidRetention(reason: "days must be 0 to \(Self.maximumDays) and bytes 0 or more (0 turns history off)")
+        guard (0...Self.maximumDays).contains(days) else {
+            throw .invalidRetention(reason: "days must be 0 to \(Self.maximumDays) (0 turns history off)")
+        }
+        guard (0...Self.maximumBytes).contains(bytes) else {
+            throw .invalidRetention(reason: """
+                bytes must be 0 to \(Self.maximumBytes) (128 MiB: every device reads a snapshot of that much history \
+                back and indexes it in memory; 0 turns history off)
+                """)
         }
         return self
     }
@@ -70,7 +84,8 @@ struct RetentionSetting: Equatable, Sendable {
     /// The setting a file in `folder` holds, or nil when it holds none readable.
     init?(json bytes: some Sequence<UInt8>, in folder: DeviceID) {
         guard let document = JSONDocument.decoded(Document.self, from: bytes),
-              let retention = try? HistoryRetention(days: document.days, bytes: document.bytes).validated() else { return nil }
+              let retention = try? HistoryRetention(days: document.days, bytes: min(document.bytes, HistoryRetention.maximumBytes)).validated()
+        else { return nil }
         let device = document.device.map { DeviceID(hex: $0) } ?? folder
         guard let device else { return nil }
         self.init(retention: retention, stamp: Stamp(time: document.stamp, device: device))

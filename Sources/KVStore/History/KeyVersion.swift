@@ -1,6 +1,6 @@
 import Foundation
 
-/// One version of a key, as the store's history keeps it (README § History):
+/// One version of a key, as the store's history keeps it (docs/history.md):
 /// a value or a removal, who wrote it and when, and whether it is the key's
 /// current one.
 ///

@@ -1,16 +1,19 @@
 /// Which versions a store's history keeps: one pure function of the versions
 /// the device folders hold, the store's ``HistoryRetention`` and the time, so
 /// that devices that have read the same files keep, compact and list the
-/// same versions (README § History).
+/// same versions (docs/history.md).
 ///
 /// - A key's current value (the version that wins it) is always kept.
 /// - Every other version (an overwritten value, a removal, a write that lost
 ///   to a concurrent one) is kept while it is younger than `days` and within
 ///   the budget of `bytes`, counted newest first across the whole store: the
-///   oldest go first. Each version counts its value's file size plus
-///   ``versionOverhead`` (a removal counts the overhead alone), what keeping
-///   its record costs: without it, removals and empty values would be free,
-///   and a store could keep millions of them.
+///   oldest go first. Each version counts what its record takes in a
+///   snapshot (``charge(key:value:base:rank:)``): its key, its value and the
+///   record's framing, stamp, base and rank. So the versions a device's
+///   snapshot keeps besides current values (its history part) take at most
+///   `bytes` on disk, whatever the keys' and values' sizes: a budget of value
+///   bytes alone let long keys with short values make a snapshot of 20 MB
+///   out of "8 MiB" of history.
 ///
 /// Both limits cut the versions, newest first, at one point each, so a
 /// version is kept only if every newer version of the store that is not a
@@ -20,11 +23,13 @@
 /// folder yet sees fewer versions and so keeps more of the older ones: never less than
 /// the others keep.
 enum RetentionRule {
-    /// What each version counts besides its value's size: about what its record takes in a journal.
-    static let versionOverhead = 64
-
-    /// What a version of `size` bytes counts against the budget.
-    static func charge(size: Int) -> Int { size + versionOverhead }
+    /// What a version counts against the budget: the bytes of its record in
+    /// a snapshot, frame included (``RecordFrame/size(ofVersionOf:value:base:rank:)``),
+    /// the same on every device whatever record first held it (a rename's
+    /// or a batch's is split per key there, and a record of format 1 or 2 is written in format 3).
+    static func charge(key: StoreKey, value: PropertyListValue?, base: WriteBase, rank: Stamp?) -> Int {
+        RecordFrame.size(ofVersionOf: key, value: value, base: base, rank: rank)
+    }
 
     /// What is kept of the versions that are not a key's current value.
     struct Floor: Equatable, Sendable {
@@ -44,7 +49,7 @@ enum RetentionRule {
         }
     }
 
-    /// A version that is not a key's current value: its stamp and what it counts (``charge(size:)``).
+    /// A version that is not a key's current value: its stamp and what it counts (``charge(key:value:base:rank:)``).
     struct Candidate {
         var stamp: Stamp
         var charge: Int

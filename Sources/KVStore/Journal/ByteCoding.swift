@@ -25,6 +25,8 @@ struct ByteReader {
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     var isAtEnd: Bool { offset == bytes.count }
+    /// The bytes not read yet.
+    var remaining: Int { bytes.count - offset }
 
     mutating func u8() -> UInt8? {
         guard offset < bytes.count else { return nil }

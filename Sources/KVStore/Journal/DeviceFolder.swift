@@ -53,6 +53,28 @@ struct DeviceFolder: Sendable {
         try open()?.read(name, from: offset, limit: limit)
     }
 
+    /// The frames of the file `name` from `offset` to its end, scanned as
+    /// ``RecordFrame/scan(_:from:)`` scans bytes, but read a window at a time
+    /// (``RecordFrame/Scanner``): a file of any size is read whole, holding
+    /// at most one window of its bytes. Nil when it or the folder does not exist.
+    func scanFrames(_ name: String, from offset: Int) throws(KVStoreError) -> RecordFrame.Scan? {
+        guard let folder = try open(), let file = try folder.openFile(name, .readOnly) else { return nil }
+        defer { try? file.close() }
+        let size = Int((try? file.stat())?.size ?? 0)
+        var scanner = RecordFrame.Scanner(from: offset, end: max(size, offset))
+        // One window's room, or less for a file's short tail (what a read of new appends mostly is).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(RecordFrame.window, max(size - offset, 0)), alignment: 1)
+        defer { buffer.deallocate() }
+        while !scanner.isDone {
+            let start = scanner.nextOffset
+            let wanted = min(buffer.count, max(size - start, 0))
+            let count = try folder.read(file, named: name, from: start, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]))
+            // A window shorter than a whole one reaches the end (or where the file was cut meanwhile).
+            scanner.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: start, isEnd: count < RecordFrame.window)
+        }
+        return scanner.scan
+    }
+
     /// The generations of the snapshots and segments present, each sorted.
     func listing() -> (snapshots: [UInt64], segments: [UInt64]) {
         var snapshots: [UInt64] = []

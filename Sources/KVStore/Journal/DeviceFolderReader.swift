@@ -28,9 +28,6 @@ final class DeviceFolderReader {
         var latest: HLCTimestamp?
     }
 
-    /// Bytes read from a file in one go: bounds memory whatever a hostile file holds.
-    static let readLimit = 16 << 20
-
     let device: DeviceID
     let folder: DeviceFolder
     /// Where a segment is being read.
@@ -68,8 +65,6 @@ final class DeviceFolderReader {
     /// Whether it read on into such a segment: a compaction of this device's
     /// own was left unfinished (its snapshot could not be written).
     private(set) var foundUnfinishedCompaction = false
-    /// Whether the last read stopped at ``readLimit``, with more to read.
-    private var stoppedAtReadLimit = false
     /// The folder as a survey saw it just before the last read
     /// (``FolderSurvey``): while it still looks so, a read finds nothing new.
     var readAt: FolderSurvey.Fingerprint?
@@ -88,7 +83,9 @@ final class DeviceFolderReader {
         readsOnIntoLaterSegments = ownFolder
     }
 
-    /// The records that appeared since the last call.
+    /// The records that appeared since the last call, however many: each
+    /// file is read to its end a window at a time (``DeviceFolder/scanFrames(_:from:)``),
+    /// never cut at a size its writer does not know.
     ///
     /// It follows one segment, and moves to a later one only once that
     /// segment is gone (its owner compacted; the new snapshot, which stands
@@ -102,7 +99,6 @@ final class DeviceFolderReader {
         let listing = folder.listing()
         var batch = Batch()
         report.startRead()
-        stoppedAtReadLimit = false
         readNewestSnapshot(listing.snapshots, into: &batch)
         var wentBack = false
         while !readSegment(into: &batch) {  // gone, or not a file it can read
@@ -116,7 +112,7 @@ final class DeviceFolderReader {
                 break
             }
         }
-        while readsOnIntoLaterSegments && !stoppedAtReadLimit, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
+        while readsOnIntoLaterSegments, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
             position = Position(generation: next, offset: 0, tailOffset: 0, inOrder: position.inOrder)
             foundUnfinishedCompaction = true
             guard readSegment(into: &batch) else { break }
@@ -129,23 +125,6 @@ final class DeviceFolderReader {
         }
         for record in batch.records { newest = max(newest ?? record.stamp.time, record.stamp.time) }
         if let latest = batch.latest { newest = max(newest ?? latest, latest) }
-        return batch
-    }
-
-    /// Everything that appeared since the last call, however much: reads
-    /// until none stops at ``readLimit`` (the folder's own writer must know
-    /// where the last whole record ends before it appends).
-    func readAll() -> Batch {
-        var batch = readNew()
-        while stoppedAtReadLimit {
-            let more = readNew()
-            if more.replacesAll {
-                batch = more
-            } else {
-                batch.records += more.records
-                batch.latest = [batch.latest, more.latest].compactMap { $0 }.max()
-            }
-        }
         return batch
     }
 
@@ -202,21 +181,18 @@ final class DeviceFolderReader {
     /// gone or cannot be read.
     private func readSegment(into batch: inout Batch) -> Bool {
         let path = folder.segmentPath(segmentGeneration)
-        let offset = position.offset
-        guard let bytes = read(path, from: offset) else { return false }
-        if bytes.count == Self.readLimit { stoppedAtReadLimit = true }
-        let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
+        guard let scan = scan(path, from: position.offset) else { return false }
         for range in scan.skipped {
-            report.noteAndWarn(.corrupt, file: path, message: "\(path): skipped \(range.count) corrupt bytes at offset \(offset + range.lowerBound)",
+            report.noteAndWarn(.corrupt, file: path, message: "\(path): skipped \(range.count) corrupt bytes at offset \(range.lowerBound)",
                                fix: "nothing to do if the device is healthy; if it recurs, check the disk and the synchronizer")
         }
         if let range = scan.unreadable {
-            report.noteAndWarn(.hole, file: path, message: "\(path): \(range.count) bytes at offset \(offset + range.lowerBound) are not whole records (corrupt, or still arriving); reading stops there until they are",
+            report.noteAndWarn(.hole, file: path, message: "\(path): \(range.count) bytes at offset \(range.lowerBound) are not whole records (corrupt, or still arriving); reading stops there until they are",
                                fix: "wait for the synchronizer; if it stays, the copy is damaged: delete the file here and let the synchronizer copy it again")
         }
         if scan.settledOffset < scan.resumeOffset {
             report.noteAndWarn(.hole, file: path, message: """
-                \(path) has bytes at offset \(offset + scan.settledOffset) that are not whole records yet (a \
+                \(path) has bytes at offset \(scan.settledOffset) that are not whole records yet (a \
                 synchronizer still filling them in?); the records after them are read, but this device counts as \
                 read only up to before them
                 """, fix: "wait; if it stays, the copy is damaged: delete the file here and let the synchronizer copy it again")
@@ -225,14 +201,14 @@ final class DeviceFolderReader {
         batch.records += fresh.map { scan.records[$0] }
         batch.locations += fresh.map { index in
             let frame = scan.frames[index]
-            return RecordLocation(generation: segmentGeneration, inSnapshot: false, offset: offset + frame.lowerBound, length: frame.count)
+            return RecordLocation(generation: segmentGeneration, inSnapshot: false, offset: frame.lowerBound, length: frame.count)
         }
         for index in fresh { batch.latest = max(batch.latest ?? scan.records[index].stamp.time, scan.records[index].stamp.time) }
         if position.inOrder, let last = fresh.last(where: { $0 < scan.settledCount }) {
             contiguous = max(contiguous ?? scan.records[last].stamp.time, scan.records[last].stamp.time)
         }
-        position.tailOffset = offset + scan.resumeOffset
-        position.offset += scan.settledOffset
+        position.tailOffset = scan.resumeOffset
+        position.offset = scan.settledOffset
         return true
     }
 
@@ -240,8 +216,7 @@ final class DeviceFolderReader {
     /// nil while it is incomplete or unreadable.
     private func readSnapshot(_ generation: UInt64) -> ([JournalRecord], [RecordLocation], HLCTimestamp)? {
         let path = folder.snapshotPath(generation)
-        guard let bytes = read(path, from: 0) else { return nil }
-        let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
+        guard let scan = scan(path, from: 0) else { return nil }
         guard let last = scan.records.last, case let .snapshotEnd(count) = last.operation,
               Int(count) == scan.records.count - 1, scan.skipped.isEmpty, !scan.stoppedEarly else {
             report.noteAndWarn(.incompleteSnapshot, file: path, message: "\(path): incomplete or corrupt snapshot; waiting for a whole one",
@@ -254,10 +229,10 @@ final class DeviceFolderReader {
         return (Array(scan.records.dropLast()), locations, last.stamp.time)
     }
 
-    /// A file's bytes from `offset`, or nil when it vanished or cannot be read (said once).
-    private func read(_ path: String, from offset: Int) -> [UInt8]? {
+    /// The frames of a file from `offset` to its end, or nil when it vanished or cannot be read (said once).
+    private func scan(_ path: String, from offset: Int) -> RecordFrame.Scan? {
         do throws(KVStoreError) {
-            return try folder.read((path as NSString).lastPathComponent, from: offset, limit: Self.readLimit)
+            return try folder.scanFrames((path as NSString).lastPathComponent, from: offset)
         } catch {
             report.warnOnce("\(error); skipped")
             report.note(.unreadable, file: path, message: "\(error)",

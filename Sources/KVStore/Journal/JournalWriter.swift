@@ -57,7 +57,7 @@ final class JournalWriter {
         }
         segmentBytes = reader.tailOffset
         if let snapshot = reader.snapshotGeneration {
-            snapshotBytes = (try? handle.read(DeviceFolder.snapshotName(snapshot)))?.count ?? 0
+            snapshotBytes = handle.entry(DeviceFolder.snapshotName(snapshot)).map { Int($0.size) } ?? 0
         }
         handle.removeStaleTemporaries()
         try claim.claim(in: handle)
@@ -80,11 +80,11 @@ final class JournalWriter {
         return try JournalWriter(folder: folder, recoveredBy: reader, claim: claim, files: files)
     }
 
-    /// Appends records with one write(2), so readers see all of them or none
-    /// of them in the common case (a batch, as `kvfs import` writes, is one step).
-    /// A write that fails part way (a full disk) is cut off again, so the
-    /// journal never keeps part of a batch or half a record for later appends
-    /// to follow. Returns where each record went (its frame's length is its size).
+    /// Appends records with one write(2). What must be seen whole is one
+    /// record (a rename; an import's batch, ``JournalRecord/Operation/batch(puts:)``):
+    /// a reader, or a crash, may cut between records, never inside one
+    /// unseen. A write that fails part way (a full disk) is cut off again, so the
+    /// journal never keeps half a record for later appends to follow. Returns where each record went (its frame's length is its size).
     @discardableResult
     func append(_ records: [JournalRecord]) throws(KVStoreError) -> [RecordLocation] {
         let handle = try writableHandle()

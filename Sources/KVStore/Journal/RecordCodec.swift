@@ -52,13 +52,19 @@ enum RecordCodec {
             RecordValueCoding.encode(value, into: &writer)
         case let .snapshotEnd(count):
             writer.u32(count)
+        case let .batch(puts):
+            writer.u32(UInt32(puts.count))
+            for put in puts {
+                writer.string(put.key.string)
+                RecordValueCoding.encode(put.value, into: &writer)
+                encode(put.rank, into: &writer)
+            }
         }
         for index in 0..<record.operation.keys.count {
             encode(record.base(ofChange: index), into: &writer)
         }
         if let rank = record.rank {  // an optional trailer: records without one read as before
-            writer.u64(rank.time.rawValue)
-            writer.raw(rank.device.bytes)
+            encode(rank, into: &writer)
         }
         return writer.bytes
     }
@@ -90,6 +96,9 @@ enum RecordCodec {
         case .snapshotEnd:
             guard let count = reader.u32() else { return nil }
             operation = .snapshotEnd(count: count)
+        case .batch:
+            guard let puts = batch(&reader, before: stamp, version: version, budget: &budget) else { return nil }
+            operation = .batch(puts: puts)
         }
         var bases: [WriteBase] = []
         for _ in 0..<operation.keys.count {
@@ -98,13 +107,52 @@ enum RecordCodec {
         }
         var rank: Stamp?
         if !reader.isAtEnd {  // a rank: only for a value, and never later than the record
-            guard kind.storesValue, let time = reader.u64(), let device = reader.raw(deviceSize) else { return nil }
-            let place = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
-            guard place < stamp else { return nil }
+            guard kind.storesValue, let place = decodeStamp(&reader), place < stamp else { return nil }
             rank = place
         }
         guard reader.isAtEnd else { return nil }
         return JournalRecord(stamp: stamp, operation: operation, rank: rank, bases: bases)
+    }
+
+    /// A batch's entries: at least one, each key once, each rank earlier than
+    /// the record's `stamp`; nil for bytes that are none. A count larger than
+    /// the bytes left could hold (an entry takes at least 6) is refused before anything is read.
+    private static func batch(_ reader: inout ByteReader, before stamp: Stamp, version: UInt8,
+                              budget: inout DecodingBudget) -> [JournalRecord.Put]? {
+        guard let count = reader.u32(), count > 0, Int(count) <= reader.remaining / 6 else { return nil }
+        var puts: [JournalRecord.Put] = []
+        var keys: Set<StoreKey> = []
+        for _ in 0..<count {
+            guard let key = reader.key(), keys.insert(key).inserted,
+                  let value = try? RecordValueCoding.decode(&reader, version: version, depth: 0, budget: &budget) else { return nil }
+            switch reader.u8() {
+            case 0: puts.append(JournalRecord.Put(key: key, value: value))
+            case 1:
+                guard let rank = decodeStamp(&reader), rank < stamp else { return nil }
+                puts.append(JournalRecord.Put(key: key, value: value, rank: rank))
+            default: return nil
+            }
+        }
+        return puts
+    }
+
+    /// A batch entry's rank: a tag, 0 for none (the record's stamp) or 1 for the stamp that follows it.
+    private static func encode(_ rank: Stamp?, into writer: inout ByteWriter) {
+        guard let rank else { return writer.u8(0) }
+        writer.u8(1)
+        encode(rank, into: &writer)
+    }
+
+    /// A stamp: its `u64` time and 16-byte device.
+    private static func encode(_ stamp: Stamp, into writer: inout ByteWriter) {
+        writer.u64(stamp.time.rawValue)
+        writer.raw(stamp.device.bytes)
+    }
+
+    /// A stamp: its `u64` time and 16-byte device.
+    private static func decodeStamp(_ reader: inout ByteReader) -> Stamp? {
+        guard let time = reader.u64(), let device = reader.raw(deviceSize) else { return nil }
+        return Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
     }
 
     /// The tags of a base.
@@ -118,8 +166,7 @@ enum RecordCodec {
         case .nothing: writer.u8(BaseTag.nothing.rawValue)
         case let .version(stamp):
             writer.u8(BaseTag.version.rawValue)
-            writer.u64(stamp.time.rawValue)
-            writer.raw(stamp.device.bytes)
+            encode(stamp, into: &writer)
         }
     }
 
@@ -129,8 +176,7 @@ enum RecordCodec {
         case .unknown: return .unknown
         case .nothing: return .nothing
         case .version:
-            guard let time = reader.u64(), let device = reader.raw(deviceSize) else { return nil }
-            let base = Stamp(time: HLCTimestamp(rawValue: time), device: DeviceID(bytes: Array(device)))
+            guard let base = decodeStamp(&reader) else { return nil }
             return base < stamp ? .version(base) : nil
         case nil: return nil
         }

@@ -33,6 +33,16 @@ enum RecordFrame {
         return writer.bytes
     }
 
+    /// The bytes of the frame of a put of `value` to `key` (a removal when
+    /// nil) with `base` and `rank`: `encode(_:)`'s count for such a record, worked
+    /// out without encoding it.
+    static func size(ofVersionOf key: StoreKey, value: PropertyListValue?, base: WriteBase, rank: Stamp?) -> Int {
+        let stampSize = RecordCodec.stampSize + RecordCodec.deviceSize
+        let baseSize = if case .version = base { 1 + stampSize } else { 1 }
+        return headerSize + RecordCodec.kindOffset + 1 + 4 + key.string.utf8.count + (value.map(RecordValueCoding.size(of:)) ?? 0)
+            + baseSize + (rank == nil ? 0 : stampSize)
+    }
+
     /// What a scan of a byte range found.
     struct Scan {
         /// The records read, in order.
@@ -57,42 +67,99 @@ enum RecordFrame {
         var end: Int
     }
 
-    /// Reads every whole frame in `bytes` from `start`.
+    /// Reads every whole frame in `bytes` from `start`: a ``Scanner`` fed them all at once.
     ///
     /// A frame that checks out but holds no record this version reads is
     /// skipped for good; a region that does not check out is skipped only
     /// past valid frames after it, and marks where a later read starts again.
     static func scan(_ bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Scan {
-        var scan = Scan(resumeOffset: start, settledOffset: start, end: bytes.count)
-        var settled = true
-        var position = start
-        var resync = ResyncAllowance(bytes: 2 * (bytes.count - start))
-        while position < bytes.count {
-            if let length = validFrame(bytes, at: position) {
-                let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
-                let next = position + headerSize + length
-                if let record = RecordCodec.decode(payload) {
-                    scan.records.append(record)
-                    scan.frames.append(position..<next)
-                } else {
-                    scan.skipped.append(position..<next)
-                }
-                position = next
-                scan.resumeOffset = position
-                if settled {
-                    scan.settledOffset = position
-                    scan.settledCount = scan.records.count
-                }
-            } else if let next = nextValidFrame(bytes, after: position, allowance: &resync) {
-                scan.skipped.append(position..<next)
-                settled = false
-                position = next
-            } else {
-                if !isTornFrame(bytes, at: position) { scan.unreadable = position..<bytes.count }
-                break
-            }
+        var scanner = Scanner(from: start, end: bytes.count)
+        scanner.feed(bytes, at: 0, isEnd: true)
+        return scanner.scan
+    }
+
+    /// The largest frame, header and payload: a window of a file must hold one.
+    static let maxFrame = headerSize + maxPayload
+    /// Bytes of a file a ``Scanner`` is fed at a time: two of the largest
+    /// frames, so that each window moves on by at least one.
+    static let window = 2 * maxFrame
+
+    /// A scan of a file of any size, fed a window of its bytes at a time
+    /// (``window``), so that reading it never holds the file whole: it ends
+    /// with what ``scan(_:from:)`` of all the bytes at once would find.
+    ///
+    /// A window is scanned as far as it can decide: a frame is read when it
+    /// lies whole in the window; where a frame may run past the window's end
+    /// (it starts within ``maxFrame`` of it), the next window starts there.
+    /// Positions are the file's offsets.
+    struct Scanner {
+        /// What it found so far.
+        private(set) var scan: Scan
+        /// Where the next window must start.
+        private(set) var nextOffset: Int
+        /// Whether the scan reached its end (the file's, or a region it gave up on).
+        private(set) var isDone = false
+        /// The start of the bytes that are no frame being passed over, and whether they looked like a torn frame.
+        private var junk: (start: Int, looksTorn: Bool)?
+        private var settled = true
+        private var resync: ResyncAllowance
+
+        /// A scan of the bytes from `start` to `end` (the file's size).
+        init(from start: Int, end: Int) {
+            scan = Scan(resumeOffset: start, settledOffset: start, end: end)
+            nextOffset = start
+            resync = ResyncAllowance(bytes: 2 * (end - start))
         }
-        return scan
+
+        /// Scans `bytes`, the file's from `base` (``nextOffset``); `isEnd`
+        /// when they reach the file's end.
+        mutating func feed(_ bytes: UnsafeRawBufferPointer, at base: Int, isEnd: Bool) {
+            if isEnd { scan.end = base + bytes.count }
+            // Below this, whatever starts there can be decided with these bytes alone.
+            let decidable = isEnd ? bytes.count : bytes.count - maxFrame
+            var position = nextOffset - base
+            while !isDone {
+                if let start = junk {
+                    switch RecordFrame.nextValidFrame(bytes, after: position - 1, below: isEnd ? nil : decidable, allowance: &resync) {
+                    case let .found(next):
+                        scan.skipped.append(start.start..<base + next)
+                        junk = nil
+                        settled = false
+                        position = next
+                    case let .undecided(candidate):
+                        nextOffset = base + candidate
+                        return
+                    case .none:
+                        if !start.looksTorn { scan.unreadable = start.start..<scan.end }
+                        isDone = true
+                    }
+                } else if position >= bytes.count {
+                    isDone = isEnd
+                    break
+                } else if let length = validFrame(bytes, at: position) {
+                    let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
+                    let next = position + headerSize + length
+                    if let record = RecordCodec.decode(payload) {
+                        scan.records.append(record)
+                        scan.frames.append(base + position..<base + next)
+                    } else {
+                        scan.skipped.append(base + position..<base + next)
+                    }
+                    position = next
+                    scan.resumeOffset = base + position
+                    if settled {
+                        scan.settledOffset = base + position
+                        scan.settledCount = scan.records.count
+                    }
+                } else if position >= decidable {
+                    break  // a frame that may end in the next window
+                } else {
+                    junk = (base + position, isTornFrame(bytes, at: position))
+                    position += 1
+                }
+            }
+            nextOffset = base + position
+        }
     }
 
     /// Whether the bytes at `position` are the beginning of a frame whose end has not arrived.
@@ -130,20 +197,33 @@ enum RecordFrame {
         static let perByte = 8
     }
 
+    /// What looking for the next frame after junk found.
+    private enum Resync {
+        /// A whole frame starts here.
+        case found(Int)
+        /// Candidates from here on need bytes past the window.
+        case undecided(Int)
+        /// None, or finding one would cost more than the allowance.
+        case none
+    }
+
     /// The next position after `position` where a whole frame that may hold a
-    /// record starts, or nil when there is none or finding it would cost more than `allowance`.
-    private static func nextValidFrame(_ bytes: UnsafeRawBufferPointer, after position: Int, allowance: inout ResyncAllowance) -> Int? {
+    /// record starts; candidates from `below` on are left for the next window.
+    private static func nextValidFrame(_ bytes: UnsafeRawBufferPointer, after position: Int, below: Int?,
+                                       allowance: inout ResyncAllowance) -> Resync {
         var candidate = position + 1
         while candidate + headerSize < bytes.count {
+            if let below, candidate >= below { return .undecided(candidate) }
             allowance.bytes += ResyncAllowance.perByte
             if let length = plausibleLength(bytes, at: candidate), looksLikeRecord(bytes, at: candidate + headerSize, length: length) {
-                guard length <= allowance.bytes else { return nil }
+                guard length <= allowance.bytes else { return .none }
                 allowance.bytes -= length
-                if checksumMatches(bytes, at: candidate, length: length) { return candidate }
+                if checksumMatches(bytes, at: candidate, length: length) { return .found(candidate) }
             }
             candidate += 1
         }
-        return nil
+        if let below, candidate >= below { return .undecided(candidate) }
+        return .none
     }
 
     /// Whether a payload starts as a record this version reads: a readable version, and a kind.

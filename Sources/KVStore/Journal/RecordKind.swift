@@ -12,6 +12,9 @@ enum RecordKind: UInt8, CaseIterable {
     case rename = 3
     /// ``JournalRecord/Operation/snapshotEnd(count:)``: a `u32` record count.
     case snapshotEnd = 4
+    /// ``JournalRecord/Operation/batch(puts:)``: a `u32` count, then that many
+    /// (key, value, rank) entries. Versions before it skip such a record (docs/format.md § Batches).
+    case batch = 5
 
     /// The kind of `operation`.
     init(_ operation: JournalRecord.Operation) {
@@ -20,9 +23,11 @@ enum RecordKind: UInt8, CaseIterable {
         case .remove: self = .remove
         case .rename: self = .rename
         case .snapshotEnd: self = .snapshotEnd
+        case .batch: self = .batch
         }
     }
 
-    /// Whether a record of this kind stores a value, and so may carry a rank (``JournalRecord/rank``).
+    /// Whether a record of this kind stores one value, and so may carry a
+    /// rank (``JournalRecord/rank``) after its bases; a batch ranks each of its values in its entries.
     var storesValue: Bool { self == .put || self == .rename }
 }

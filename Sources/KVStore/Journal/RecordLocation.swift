@@ -37,11 +37,11 @@ struct StoredRecord: Sendable {
     let location: RecordLocation
 
     /// The record of this key's change alone (a rename's half as a put or a
-    /// removal), or nil when its file no longer holds it.
+    /// removal), with every fact its record holds of it (its rank and its
+    /// base: a `lost` mark rests on the base), or nil when its file no longer holds it.
     func read() -> JournalRecord? {
         guard let record = folder.record(at: location), record.stamp == stamp,
-              let change = record.changes.first(where: { $0.key == key }) else { return nil }
-        let operation: JournalRecord.Operation = change.value.map { .put(key: key, value: $0) } ?? .remove(key: key)
-        return JournalRecord(stamp: stamp, operation: operation, rank: change.value == nil ? nil : record.rank)
+              let index = record.changes.firstIndex(where: { $0.key == key }) else { return nil }
+        return record.change(index)
     }
 }

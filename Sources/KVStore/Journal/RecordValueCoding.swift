@@ -34,6 +34,20 @@ enum RecordValueCoding {
         }
     }
 
+    /// The bytes `encode(_:into:)` writes for `value`.
+    static func size(of value: PropertyListValue) -> Int {
+        1 + {
+            switch value {
+            case let .string(text): 4 + text.utf8.count
+            case .integer, .real, .date: 8
+            case .bool: 1
+            case let .data(bytes): 4 + bytes.count
+            case let .array(elements): 4 + elements.reduce(0) { $0 + size(of: $1) }
+            case let .dictionary(entries): 4 + entries.reduce(0) { $0 + 4 + $1.key.string.utf8.count + size(of: $1.value) }
+            }
+        }()
+    }
+
     /// The value at the reader, of record format `version`, charged to `budget`;
     /// throws for bytes that are not one.
     static func decode(_ reader: inout ByteReader, version: UInt8, depth: Int,

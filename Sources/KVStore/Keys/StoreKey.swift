@@ -45,20 +45,25 @@ public struct StoreKey: Hashable, Comparable, Sendable, Codable, CustomStringCon
         try container.encode(string)
     }
 
+ /// The key as written.
     public var description: String { string }
 
+ /// The key as a quoted Swift string literal, escapes spelled out.
     public var debugDescription: String { string.debugDescription }
 
+ /// Equal when the UTF-8 bytes are: no normalization, unlike `String`'s `==`.
     public static func == (lhs: StoreKey, rhs: StoreKey) -> Bool {
         lhs.string.utf8.elementsEqual(rhs.string.utf8)
     }
 
+ /// Hashes the UTF-8 bytes, consistent with `==`.
     public func hash(into hasher: inout Hasher) {
         var bytes = string
         bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         hasher.combine(string.utf8.count)  // the end of the key, as String's own hash marks it
     }
 
+ /// Ordered by UTF-8 bytes (`LC_ALL=C sort`), the same on every device.
     public static func < (lhs: StoreKey, rhs: StoreKey) -> Bool {
         lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
     }

@@ -6,7 +6,7 @@ import Synchronization
 /// ``QuotaUsage``), a fresh empty store per instance, ``reset()``, and
 /// ``simulateExternalChange(_:reason:)`` to see how an app reacts to other devices.
 /// It keeps history as the sync-directory store does (``history(forKey:)``,
-/// ``restore(_:forKey:)``), by the same ``RetentionRule``: its writes are
+/// ``restore(_:forKey:)``), by the same `RetentionRule`: its writes are
 /// versions of the device ``deviceName``, simulated changes versions of
 /// ``simulatedDeviceName``.
 ///
@@ -43,9 +43,11 @@ public final class InMemoryKeyValueStore: KeyValueStore {
 
         /// What the retention keeps of the versions that are not a key's current value.
         func floor(retention: HistoryRetention, now: UInt64) -> RetentionRule.Floor {
-            let candidates = versions.values.flatMap { kept in
+            let candidates = versions.flatMap { key, kept in
                 kept.indices.filter { !isCurrentValue(kept, at: $0) }.map {
-                    RetentionRule.Candidate(stamp: kept[$0].stamp, charge: RetentionRule.charge(size: kept[$0].size))
+                    // Charged as the disk store charges it: its record, based on the key's version before it.
+                    RetentionRule.Candidate(stamp: kept[$0].stamp, charge: RetentionRule.charge(
+                        key: key, value: kept[$0].value, base: $0 > 0 ? .version(kept[$0 - 1].stamp) : .nothing, rank: nil))
                 }
             }
             return RetentionRule.floor(of: candidates, retention: retention, now: now)

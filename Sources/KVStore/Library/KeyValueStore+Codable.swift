@@ -1,14 +1,5 @@
 import Foundation
 
-/// Lets `Optional` say whether it is empty, for a generic `T` that may be one.
-private protocol OptionalValue {
-    var isNone: Bool { get }
-}
-
-extension Optional: OptionalValue {
-    fileprivate var isNone: Bool { self == nil }
-}
-
 // Codable values, stored as property lists so that `cat` on a mount shows a
 // struct as a readable XML dictionary, and shell users can edit it.
 extension KeyValueStore {
@@ -19,8 +10,8 @@ extension KeyValueStore {
     /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` when the value cannot
     ///   be encoded, else what ``setValue(_:forKey:)`` throws.
     public func set<T: Encodable>(encodable value: T, forKey key: String) throws(KVStoreError) {
-        if let optional = value as? any OptionalValue, optional.isNone { return try removeValue(forKey: key) }
-        try setValue(PropertyListValue.encoding(value, forKey: StoreKey(key)), forKey: key)
+        guard let encoded = try PropertyListValue.encoding(optional: value, forKey: StoreKey(key)) else { return try removeValue(forKey: key) }
+        try setValue(encoded, forKey: key)
     }
 
     /// The value decoded as `T`, or nil when the key has none.

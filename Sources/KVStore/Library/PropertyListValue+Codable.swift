@@ -1,15 +1,26 @@
 import Foundation
 
+/// Lets `Optional` say whether it is empty, for a generic `T` that may be one.
+private protocol OptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    fileprivate var isNone: Bool { self == nil }
+}
+
 /// Codable values as property-list values, through Foundation's
 /// PropertyListEncoder and PropertyListDecoder (so a struct becomes a
 /// dictionary, a `Date` a date, `Data` data, exactly as on Apple platforms).
 extension PropertyListValue {
-    /// Encodes `value`; `key` only names it in the error.
+    /// Encodes `value` as a property-list value (a struct or dictionary as a
+    /// dictionary, an array as an array, a scalar as itself); `key` only names
+    /// it in the error.
     ///
     /// The value travels wrapped in a one-element array, because the Linux
     /// encoder refuses a top-level scalar ("property list fragment"); binary
     /// format, because XML would drop a date's fraction of a second.
-    static func encoding<T: Encodable>(_ value: T, forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue {
+    public static func encoding<T: Encodable>(_ value: T, forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary
         do {
@@ -25,8 +36,17 @@ extension PropertyListValue {
         }
     }
 
-    /// Decodes the value as `T`, or throws ``KVStoreError/invalidValue(key:reason:)`` saying what did not match.
-    func decoded<T: Decodable>(as type: T.Type, forKey key: StoreKey) throws(KVStoreError) -> T {
+    /// Encodes `value` as ``encoding(_:forKey:)`` does, but an `Optional`
+    /// that is `nil` gives nil (the key goes): how
+    /// ``KeyValueStore/set(encodable:forKey:)`` and ObservableDefaults' optional properties store nil.
+    public static func encoding<T: Encodable>(optional value: T, forKey key: StoreKey) throws(KVStoreError) -> PropertyListValue? {
+        if let optional = value as? any OptionalValue, optional.isNone { return nil }
+        return try encoding(value, forKey: key)
+    }
+
+    /// Decodes the value as `T`, or throws ``KVStoreError/invalidValue(key:reason:)`` saying what did not match;
+    /// `key` only names it in the error.
+    public func decoded<T: Decodable>(as type: T.Type, forKey key: StoreKey) throws(KVStoreError) -> T {
         do {
             let wrapped = PropertyListValue.array([self]).propertyListData(format: .binary)
             return try PropertyListDecoder().decode([T].self, from: wrapped)[0]

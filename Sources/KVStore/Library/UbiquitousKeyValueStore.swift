@@ -101,7 +101,7 @@ public final class UbiquitousKeyValueStore: KeyValueStore {
 
     /// The identifier of the store ``default`` opens: `KVFS_STORE`, else the
     /// main bundle's identifier (an `Info.plist` beside the executable), else
-    /// the executable's name; see the README's "Swift" section. A program
+    /// the executable's name; see docs/swift.md § Each app has its own store. A program
     /// whose `KVFS_STORE` or bundle identifier is no identifier stops with the reason.
     public static let defaultStoreIdentifier: StoreIdentifier = {
         do { return try AppStoreIdentifier.current() } catch { fatalError("kvfs: cannot name this program's key-value store: \(error)") }

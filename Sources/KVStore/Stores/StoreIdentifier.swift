@@ -30,8 +30,10 @@ public struct StoreIdentifier: Hashable, Sendable, Comparable, CustomStringConve
 
     private init(checked text: String) { rawValue = text }
 
+ /// The identifier as written (`com.example.notes`).
     public var description: String { rawValue }
 
+ /// Ordered by UTF-8 bytes, as `kvfs stores` lists them.
     public static func < (lhs: StoreIdentifier, rhs: StoreIdentifier) -> Bool {
         lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
     }
@@ -79,6 +81,7 @@ public struct InvalidStoreIdentifier: Error, Sendable, Equatable, CustomStringCo
     /// Which part of the rule it breaks.
     public let reason: String
 
+ /// One line: the text, the rule it breaks, and what an identifier may hold.
     public var description: String {
         "'\(text.controlCharactersSpelledOut)' is not a store identifier: \(reason) "
             + "(use 1 to \(StoreIdentifier.maximumLength) letters, digits, '-', '_' and '.', as in com.example.notes)"

@@ -14,14 +14,7 @@ import Glibc
 /// opens its own, and orders its own threads with a `Mutex` before they reach it.
 final class FileLock: Sendable {
     /// How the lock is held.
-    enum Mode: Sendable {
-        /// With other shared holders.
-        case shared
-        /// Alone.
-        case exclusive
-
-        fileprivate var operation: Int32 { self == .shared ? LOCK_SH : LOCK_EX }
-    }
+    typealias Mode = FileLockMode
 
     /// The lock file's path, for messages.
     let path: String
@@ -46,9 +39,10 @@ final class FileLock: Sendable {
 
     /// Takes the lock, waiting as long as another holder keeps it.
     func lock(_ mode: Mode = .exclusive) throws(KVStoreError) {
-        if ask != nil {
-            try lock(before: nil)
-        } else if case let .failure(error) = systemCallResult("flock", path, { flock(file.rawValue, mode.operation) }) {
+        guard ask == nil else { return try lock(before: nil) }
+        do {
+            try file.lock(mode)
+        } catch {
             throw KVStoreError(error, path: path, doing: "cannot lock")
         }
     }
@@ -60,7 +54,9 @@ final class FileLock: Sendable {
         do throws(KVStoreError) {
             try lock(before: ContinuousClock.now + patience)
         } catch {
-            throw .journalBusy(path: path, holder: FileLockHolders.describe(file) ?? "another process", seconds: Int(patience.components.seconds))
+            let holders = holders().map { pid in "pid \(pid)" + ((try? ProcessFolder(pid: pid).name()).map { " (\($0))" } ?? "") }
+            throw .journalBusy(path: path, holder: holders.isEmpty ? "another process" : holders.joined(separator: " and "),
+                               seconds: Int(patience.components.seconds))
         }
     }
 
@@ -88,13 +84,18 @@ final class FileLock: Sendable {
     /// Takes the lock if nobody holds it in a way that excludes `mode`; held
     /// already, it changes to `mode` (not atomically: flock lets go first).
     func tryLock(_ mode: Mode = .exclusive) -> Bool {
-        if case .success = systemCallResult("flock", path, { flock(file.rawValue, mode.operation | LOCK_NB) }) { return true }
-        return false
+        (try? file.tryLock(mode)) ?? false
     }
 
     /// Lets go of the lock.
     func unlock() {
-        systemCallResult("flock", path) { flock(file.rawValue, LOCK_UN) }
+        file.unlock()
+    }
+
+    /// The processes holding the lock, as `/proc/locks` names them (see
+    /// `FileDescriptor.flockHolders()`): for a message saying who keeps it.
+    func holders() -> [pid_t] {
+        (try? file.flockHolders()) ?? []
     }
 
     /// Runs `body` holding the lock alone.

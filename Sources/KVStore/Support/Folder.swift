@@ -20,10 +20,9 @@ import Glibc
 /// ``writeAtomically(_:_:)`` keeps its old mode, less any group and other bits.
 ///
 /// Its descriptor, and every file's it opens, is swift-system's
-/// `FileDescriptor`, and `fstatat` is swift-system's `Stat`; but swift-system
-/// (1.8) has no `openat`, `mkdirat`, `renameat` or `unlinkat`, and those
-/// are the calls this type exists for, so it makes them itself
-/// (LinuxSystem's `systemCallResult`, under swift-system's EINTR policy).
+/// `FileDescriptor`, and `fstatat` is swift-system's `Stat`; `openat`,
+/// `mkdirat`, `renameat`, `unlinkat` and `readdir`, which swift-system (1.8)
+/// lacks, are LinuxSystem's (`DirectoryEntries.swift`).
 final class Folder: Sendable {
     /// The folder's path, for messages.
     let path: String
@@ -66,13 +65,13 @@ final class Folder: Sendable {
     /// `create`). A link or a file under that name is refused with an error
     /// that says so: the store never follows a link out of its folders.
     func folder(_ name: String, create: Bool = false) throws(KVStoreError) -> Folder? {
-        if create && isWritable, case let .failure(error) = systemCallResult("mkdirat", name, { mkdirat(descriptor.rawValue, name, 0o700) }),
+        if create && isWritable, case let .failure(error) = descriptor.makeFolder(name, mode: 0o700),
            error.errno != .fileExists {
             throw KVStoreError(error, path: child(name), doing: "cannot create folder")
         }
-        switch systemCallResult("openat", name, { openat(descriptor.rawValue, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
-        case let .success(fd):
-            return Folder(path: child(name), descriptor: FileDescriptor(rawValue: fd), isWritable: isWritable)
+        switch descriptor.openEntry(name, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) {
+        case let .success(folder):
+            return Folder(path: child(name), descriptor: folder, isWritable: isWritable)
         case let .failure(error):
             if error.errno == .noSuchFileOrDirectory && !create { return nil }
             if error.errno == .tooManySymbolicLinkLevels || error.errno == .notDirectory { throw refusal(name, expected: "folder") }
@@ -97,24 +96,34 @@ final class Folder: Sendable {
     /// from `offset` (at most `limit` of them).
     func read(_ file: FileDescriptor, named name: String, from offset: Int = 0, limit: Int = .max) throws(KVStoreError) -> [UInt8] {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+        defer { chunk.deallocate() }
         while bytes.count < limit {
             let wanted = min(chunk.count, limit - bytes.count)
-            let position = Int64(offset + bytes.count)
+            let count = try read(file, named: name, from: offset + bytes.count, into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted]))
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return bytes
+    }
+
+    /// Fills `buffer` with the bytes of `file` (this folder's file `name`)
+    /// from `offset`, as far as the file goes; returns how many it read.
+    func read(_ file: FileDescriptor, named name: String, from offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(KVStoreError) -> Int {
+        var done = 0
+        while done < buffer.count {
             let count: Int
             do throws(SystemCallError) {
                 count = try SystemCallError.naming("pread") {
-                    try chunk.withUnsafeMutableBytes { buffer in
-                        try file.read(fromAbsoluteOffset: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]))
-                    }
+                    try file.read(fromAbsoluteOffset: Int64(offset + done), into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
                 }
             } catch {
                 throw KVStoreError(error, path: child(name), doing: "cannot read")
             }
             if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+            done += count
         }
-        return bytes
+        return done
     }
 
     /// Opens `name` (a regular file, never through a link) with `mode` and
@@ -129,9 +138,9 @@ final class Folder: Sendable {
         // O_NONBLOCK: opening a FIFO planted under the name must not hang (it is refused below).
         let flags = mode.rawValue | options.rawValue | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         let file: FileDescriptor
-        switch systemCallResult("openat", name, { openat(descriptor.rawValue, name, flags, 0o600) }) {
-        case let .success(fd):
-            file = FileDescriptor(rawValue: fd)
+        switch descriptor.openEntry(name, flags: flags, mode: 0o600) {
+        case let .success(opened):
+            file = opened
         case let .failure(error):
             if error.errno == .noSuchFileOrDirectory && !creates { return nil }
             if error.errno == .tooManySymbolicLinkLevels { throw refusal(name, expected: "file") }
@@ -141,7 +150,7 @@ final class Folder: Sendable {
             try? file.close()
             throw .io(path: child(name), reason: "not a regular file; kvfs leaves it alone: remove it")
         }
-        systemCallResult("fcntl") { fcntl(file.rawValue, F_SETFL, fcntl(file.rawValue, F_GETFL) & ~O_NONBLOCK) }
+        try? file.clearNonBlocking()
         return file
     }
 
@@ -180,7 +189,7 @@ final class Folder: Sendable {
             throw KVStoreError(error, path: child(temporary), doing: "cannot write")
         }
         try? file.close()
-        if case let .failure(error) = systemCallResult("renameat", name, { renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) }) {
+        if case let .failure(error) = descriptor.renameEntry(temporary, to: name) {
             remove(temporary)
             throw KVStoreError(error, path: child(name), doing: "cannot rename into place")
         }
@@ -193,11 +202,9 @@ final class Folder: Sendable {
         var attempts = 0
         while true {
             let temporary = Self.temporaryName(for: name)
-            switch systemCallResult("openat", temporary, {
-                openat(descriptor.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-            }) {
-            case let .success(fd):
-                return (temporary, FileDescriptor(rawValue: fd))
+            switch descriptor.openEntry(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: mode) {
+            case let .success(file):
+                return (temporary, file)
             case let .failure(error):
                 attempts += 1
                 guard error.errno == .fileExists && attempts < 8 else { throw KVStoreError(error, path: child(temporary), doing: "cannot create") }
@@ -233,7 +240,7 @@ final class Folder: Sendable {
             guard let status = entry(name) else { continue }
             let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
             guard now.timeIntervalSince1970 - modified > Self.staleTemporaryAge else { continue }
-            systemCallResult("unlinkat") { unlinkat(descriptor.rawValue, name, status.type == .directory ? AT_REMOVEDIR : 0) }
+            _ = descriptor.removeEntry(name, isFolder: status.type == .directory)
         }
     }
 
@@ -249,13 +256,13 @@ final class Folder: Sendable {
     /// Removes the entry `name` (a link itself, never its target).
     func remove(_ name: String) {
         guard isWritable else { return }
-        systemCallResult("unlinkat") { unlinkat(descriptor.rawValue, name, 0) }
+        _ = descriptor.removeEntry(name)
     }
 
     /// Removes the empty folder `name`.
     func removeFolder(_ name: String) throws(KVStoreError) {
         try requireWritable()
-        if case let .failure(error) = systemCallResult("unlinkat", name, { unlinkat(descriptor.rawValue, name, AT_REMOVEDIR) }) {
+        if case let .failure(error) = descriptor.removeEntry(name, isFolder: true) {
             throw KVStoreError(error, path: child(name), doing: "cannot remove folder")
         }
     }
@@ -264,21 +271,7 @@ final class Folder: Sendable {
 
     /// The names in the folder, without `.` and `..`.
     func names() -> [String] {
-        // swift-system has no readdir: a duplicate of the descriptor goes to fdopendir, and closedir closes it.
-        guard let copy = try? descriptor.duplicate() else { return [] }
-        guard let dir = fdopendir(copy.rawValue) else {
-            try? copy.close()
-            return []
-        }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        (try? descriptor.entryNames()) ?? []
     }
 
     /// What `name` is (the entry itself, a link not followed), or nil when it does not exist.

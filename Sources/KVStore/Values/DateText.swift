@@ -15,7 +15,7 @@ import Glibc
 /// text is rounded.)
 ///
 /// Written by hand rather than with Foundation's `Date.ISO8601FormatStyle`,
-/// because that style does not do what the README promises: it refuses
+/// because that style does not do what docs/files.md promises: it refuses
 /// `2026-11-22` and `2026-11-22T10:15Z` (one style parses one layout), prints
 /// `.000` on every date once fractions are on, and truncates where kvfs rounds.
 public enum DateText {

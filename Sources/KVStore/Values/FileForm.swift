@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value's file form: what `cat` prints and `st_size` counts, and how the
-/// bytes a writer leaves in a file are read back as a value (README § Values and their files).
+/// bytes a writer leaves in a file are read back as a value (docs/files.md § Values and their files).
 public enum FileForm {
     /// The file content that shows `value`.
     public static func encode(_ value: PropertyListValue) -> [UInt8] {
@@ -31,6 +31,7 @@ public enum FileForm {
     ///
     /// - Parameters:
     ///   - content: the file's bytes at close or fsync.
+    ///   - key: the key written, which a refusal names.
     ///   - existingType: the type the key holds now, or nil for a new key.
     /// - Throws: ``KVStoreError/invalidValue(key:reason:)`` (EINVAL) when the
     ///   content is a broken property list or does not parse as the key's type.

@@ -19,7 +19,7 @@ extension PropertyListValue {
     }
 
     /// The value for a Foundation property-list object, or nil when `object` is
-    /// not one (or holds one that is not, at any depth). See ``converting(_:)``.
+    /// not one (or holds one that is not, at any depth). See `converting(_:)`.
     public init?(foundationObject object: Any) {
         guard let value = try? Self.converting(object) else { return nil }
         self = value

@@ -15,7 +15,7 @@ final class TestWallClock: Sendable {
     var clock: HybridLogicalClock { HybridLogicalClock { self.now.withLock { $0 } } }
 }
 
-/// README § History: every version of every key within the retention,
+/// docs/history.md: every version of every key within the retention,
 /// identical on every device, kept across compaction and retirement.
 @Suite("History")
 struct HistoryTests {
@@ -160,7 +160,7 @@ struct HistoryTests {
         let a = try fixture.open("a")
         defer { a.close(); fixture.cleanup() }
         let value = String(repeating: "x", count: 99)  // 100 bytes as a file
-        try a.setRetention(HistoryRetention(days: 30, bytes: 3 * RetentionRule.charge(size: 100)))
+        try a.setRetention(HistoryRetention(days: 30, bytes: 3 * RetentionRule.charge(key: "k", value: .string(String(repeating: "x", count: 99) + "0"), base: .nothing, rank: nil)))
         for index in 0..<4 { try a.set(.string(value + "\(index)"), forKey: "k") }  // 101 bytes each
         try a.set(.string(value), forKey: "j")
         try a.set(.string(value), forKey: "j")

@@ -3,7 +3,7 @@ import Testing
 @testable import KVStore
 
 extension LibraryTests {
-    /// `deliveredTo(key:)` and `waitUntilDelivered(timeout:)` (README § Swift).
+    /// `deliveredTo(key:)` and `waitUntilDelivered(timeout:)` (docs/swift.md § Delivery).
     @Suite("Delivery through the library")
     struct DeliveryLibraryTests {
         @Test("waitUntilDelivered is true once the other device has read the write (its watcher reads it by itself), and deliveredTo names it")

@@ -3,7 +3,7 @@ import Testing
 @testable import KVStore
 
 extension LibraryTests {
-    /// The library's history (README § Swift): `history(forKey:)` and
+    /// The library's history (docs/swift.md § History): `history(forKey:)` and
     /// `restore(_:forKey:)` on either store, the in-memory one included.
     @Suite("History through the library")
     struct HistoryLibraryTests {
@@ -54,7 +54,9 @@ extension LibraryTests {
 
         @Test("the in-memory store keeps what its retention keeps: the current value always, older ones within the bytes")
         func inMemoryRetention() throws {
-            let store = InMemoryKeyValueStore(retention: HistoryRetention(days: 30, bytes: 2 * RetentionRule.charge(size: 2)))
+            // Each older version counts its record: the key, an integer, and a base (the version before it).
+            let charge = RetentionRule.charge(key: "k", value: .integer(1), base: .version(Stamp(time: HLCTimestamp(rawValue: 1), device: .random())), rank: nil)
+            let store = InMemoryKeyValueStore(retention: HistoryRetention(days: 30, bytes: 2 * charge))
             for value in 1...5 { try store.setValue(.integer(Int64(value)), forKey: "k") }
             #expect(store.history(forKey: "k").map(\.value) == [.integer(3), .integer(4), .integer(5)])
             let off = InMemoryKeyValueStore(retention: .off)

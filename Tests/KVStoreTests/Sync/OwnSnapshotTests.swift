@@ -13,7 +13,7 @@ struct OwnSnapshotTests {
     private func ownReader(_ store: DeviceStore) -> (snapshot: UInt64?, next: DeviceFolderReader.Batch) {
         store.engine.withLock { state in
             let reader = state.journal.reader
-            return (reader.snapshotGeneration, reader.readAll())
+            return (reader.snapshotGeneration, reader.readNew())
         }
     }
 

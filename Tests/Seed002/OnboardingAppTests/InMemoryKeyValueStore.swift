@@ -3,7 +3,7 @@
 // with a `KeyValueStore` and KVStore with an `InMemoryKeyValueStore`: this
 // class shadows both imported `InMemoryKeyValueStore`s in this module, and
 // `KeyValueStore` below means the app's through the typealias in
-// Disambiguation.swift. (The README's "Swift" section says how.)
+// Disambiguation.swift. (docs/swift.md § Name clashes says how.)
 import KVStore
 @testable import OnboardingApp
 

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 // KVStore's in-memory store, named module-qualified beside the seed's own
-// InMemoryKeyValueStore (the README's disambiguation), serves as the app's store too.
+// InMemoryKeyValueStore (docs/swift.md § Name clashes), serves as the app's store too.
 extension KVStore.InMemoryKeyValueStore: KeyValueStore {}
 
 @Suite("Seed 002 over kvfs's stores")
