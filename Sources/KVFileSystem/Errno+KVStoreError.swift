@@ -14,7 +14,7 @@ extension Errno {
         case .tooManyKeys, .valueTooLarge, .storeFull: .EDQUOT
         case .invalidValue, .invalidDeviceName, .invalidRetention: .EINVAL
         case .keyExists: .EEXIST
-        case .stateDirectoryBusy: .EBUSY
+        case .stateDirectoryBusy, .journalBusy: .EBUSY
         case .io, .clockOutOfRange: .EIO
         case .diskFull: .ENOSPC
         case .retireRefused: .EPERM

@@ -19,14 +19,14 @@ enum ExitStatus {
     static let documentation = """
         Exit status: 0 on success; 1 when the command could not do what was asked (no such key, a value \
         refused, a failed mount); 64 for a usage error (an unknown option, a bad option value); 74 when a \
-        file of the store could not be read or written; 75 when another process holds the state directory, \
+        file of the store could not be read or written; 75 when another process holds the state directory (or, for longer than a write waits, its journal), \
         or when kvfs wait timed out.
         """
 
     /// The status for a store error.
     static func of(_ error: KVStoreError) -> Int32 {
         switch error {
-        case .stateDirectoryBusy: busy
+        case .stateDirectoryBusy, .journalBusy: busy
         case .io, .diskFull: ioError
         default: failure
         }

@@ -13,6 +13,7 @@ struct ErrnoTests {
         (.tooManyKeys(key: "k"), .EDQUOT), (.valueTooLarge(key: "k", bytes: 2 << 20), .EDQUOT), (.storeFull(key: "k", over: 5), .EDQUOT),
         (.invalidValue(key: "k", reason: "not an integer"), .EINVAL), (.invalidDeviceName(reason: "empty"), .EINVAL),
         (.keyExists("k"), .EEXIST), (.stateDirectoryBusy(path: "/s", holder: "pid 1"), .EBUSY),
+        (.journalBusy(path: "/s/journal.lock", holder: "pid 1", seconds: 5), .EBUSY),
         (.io(path: "/s", reason: "cannot write"), .EIO), (.clockOutOfRange(.latest), .EIO),
         (.diskFull(path: "/s"), .ENOSPC), (.retireRefused(device: "d", reason: "it is this one"), .EPERM),
         (.noSuchVersion(key: "k", reason: "no such version"), .ENOENT), (.invalidRetention(reason: "negative"), .EINVAL),

@@ -65,6 +65,31 @@ struct JournalFaultTests {
         #expect(try fixture.valuesOnDisk() == ["k": .string("kept")])
     }
 
+    @Test("the write that makes a compaction due returns before the compaction is done, however long its fsyncs take; writes go on meanwhile")
+    func compactionIsOffTheWritePath() throws {
+        let fixture = FaultFixture()
+        defer { fixture.cleanup() }
+        let store = try fixture.open()
+        store.engine.withLock { $0.journal.writer.compactionFloor = 2000 }
+        let stalled = Mutex(true), syncing = DispatchSemaphore(value: 0)
+        // Every fsync stalls (the compaction's of the segment it retires first), as on a slow disk.
+        fixture.disk.inject { $0.beforeSync = { syncing.signal(); while stalled.withLock({ $0 }) { usleep(1000) } } }
+        let wrote = DispatchSemaphore(value: 0)
+        Thread {
+            for index in 0..<40 { try? store.set(.string(String(repeating: "v", count: 100)), forKey: StoreKey("k\(index)")) }
+            wrote.signal()
+        }.start()
+        #expect(syncing.wait(timeout: .now() + 20) == .success, "no compaction started")
+        #expect(wrote.wait(timeout: .now() + 10) == .success, "a write waited for the compaction")
+        let folder = DeviceFolder(path: fixture.root.path + "/sync/devices/" + store.deviceID.hex)
+        #expect(folder.listing().snapshots.isEmpty, "the snapshot was written while its fsync stalled")
+        stalled.withLock { $0 = false }
+        try store.flush()  // waits for the compaction
+        #expect(!folder.listing().snapshots.isEmpty)
+        store.close()
+        #expect(try fixture.valuesOnDisk().count == 40)
+    }
+
     @Test("an append torn part way (the process died before it could cut it off) is waited out by readers and cut off by the writer's next open")
     func aTornAppend() throws {
         let fixture = FaultFixture()

@@ -43,7 +43,7 @@ struct StoreSafetyTests {
 
                 """#)
             #expect(output == """
-                changes.log compaction.lock daemon.log device-id journal.lock last-stamp lock mount.lock primary.lock seen.log session store-id 
+                changes.log compaction.lock daemon.log device-id journal.ask journal.lock last-stamp lock mount.lock primary.lock seen.log session store-id 
                 device.json journal-0000000000000001.log progress.json writer.json 
                 4
                 750

@@ -1,3 +1,4 @@
+import Foundation
 import LinuxSystem
 import Synchronization
 
@@ -23,8 +24,9 @@ import Synchronization
 /// device's processes compact one at a time), are held from the first step
 /// to the last, so that one compaction runs at a time and whoever needs the
 /// old segment durable waits for it (``waitUntilIdle()``); writes never wait
-/// for it. They are taken before the store's lock, never while that is
-/// held: ``EngineState`` cannot reach them.
+/// for it. They are taken before the process's turn at the journal
+/// (``JournalTurn``) and the store's lock, never while those are held:
+/// ``EngineState`` cannot reach them.
 final class Compactor: Sendable {
     /// Where compaction stands between two compactions.
     private enum Phase {
@@ -62,15 +64,44 @@ final class Compactor: Sendable {
     }
 
     private let phase = Mutex(Phase.idle)
+    /// Where compactions that writes made due run (``inBackground(_:)``), off the writing thread.
+    private let queue = DispatchQueue(label: "kvfs.store.compaction", qos: .utility)
+    /// Marks the queue, so that ``drain()`` knows when it runs on it.
+    private static let onQueue = DispatchSpecificKey<Void>()
+    /// Whether a compaction is queued and has not started: more writes need not queue another.
+    private let queued = Atomic(false)
     /// Held for a whole compaction, so that the device's processes compact
     /// one at a time (nil for a store opened read-only). Taken with the phase
     /// held, which orders this process's threads (a flock does not).
     private let lock: FileLock?
+    /// The process's turn at the journal, which a compaction's first step takes before the store's lock.
+    private let turn: JournalTurn
     private let warn: @Sendable (String) -> Void
 
-    init(lock: FileLock?, warn: @escaping @Sendable (String) -> Void) {
+    init(lock: FileLock?, turn: JournalTurn, warn: @escaping @Sendable (String) -> Void) {
         self.lock = lock
+        self.turn = turn
         self.warn = warn
+        queue.setSpecific(key: Self.onQueue, value: ())
+    }
+
+    /// Runs `compaction` (``compactIfDue(_:)``, as the store calls it) on
+    /// the compactor's queue, unless one is queued already: the write that
+    /// made a compaction due returns before its snapshot is written, with
+    /// its fsyncs, and so do the writes that follow it.
+    func inBackground(_ compaction: @escaping @Sendable () -> Void) {
+        guard !queued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            queued.store(false, ordering: .releasing)
+            compaction()
+        }
+    }
+
+    /// Returns once the compaction queued, if any, has run (unless this is
+    /// it: the store's last reference went in it): at close, so that a
+    /// program that ends right after its writes leaves its journal compacted as they made due.
+    func drain() {
+        if DispatchQueue.getSpecific(key: Self.onQueue) == nil { queue.sync {} }
     }
 
     /// Compacts now, after the compaction being written, if any (in place of
@@ -85,7 +116,7 @@ final class Compactor: Sendable {
 
     /// Compacts if the journal has grown enough since its snapshot, unless a
     /// compaction is being written (by this process or another of the
-    /// device's): after a write, on the writing thread.
+    /// device's): after a write made it due, on the compactor's queue (``inBackground(_:)``).
     func compactIfDue(_ engine: borrowing Mutex<EngineState>) {
         phase.withLockIfAvailable { phase in
             _ = holdingLock(waiting: false) { run(engine, &phase) { $0.journal.writer.shouldCompact ? Additions() : nil } }
@@ -129,9 +160,10 @@ final class Compactor: Sendable {
         return body()
     }
 
-    /// Returns once no compaction is being written: the segment it retired
-    /// and its snapshot are durable then, unless it is unfinished.
+    /// Returns once no compaction is queued or being written: the segment it
+    /// retired and its snapshot are durable then, unless it is unfinished.
     func waitUntilIdle() {
+        drain()
         phase.withLock { _ in }
     }
 
@@ -225,20 +257,22 @@ final class Compactor: Sendable {
     private func runSteps(_ engine: borrowing Mutex<EngineState>, _ phase: inout Phase,
                           _ additions: (inout EngineState) -> Additions?) -> Outcome {
         let unfinished: JournalWriter.Compaction? = if case let .unfinished(compaction) = phase { compaction } else { nil }
-        let beginning = engine.withLock { state -> Beginning in
-            guard !state.isClosed, !state.journal.writer.isDisplaced else { return .notNeeded }
-            // Under the journal's lock, once what the device's other processes appended is read: the
-            // snapshot holds every record of the device, and the new segment comes after all of them.
-            do throws(KVStoreError) {
-                try state.startAppending()
-            } catch {
-                warn("compaction failed, the journal keeps growing: \(error)")
-                return .failed
+        // In this process's turn at the journal, once what the device's other processes appended is read:
+        // the snapshot holds every record of the device, and the new segment comes after all of them.
+        let beginning: Beginning
+        do throws(KVStoreError) {
+            beginning = try turn.take { kept throws(KVStoreError) -> Beginning in
+                try engine.withLock { state throws(KVStoreError) -> Beginning in
+                    guard !state.isClosed, !state.journal.writer.isDisplaced else { return .notNeeded }
+                    if !kept { try state.followOtherProcesses() }
+                    guard var extra = additions(&state) else { return .notNeeded }
+                    if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
+                    return begin(&state, adding: extra, replacing: unfinished)
+                }
             }
-            defer { state.journal.finishAppending() }
-            guard var extra = additions(&state) else { return .notNeeded }
-            if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
-            return begin(&state, adding: extra, replacing: unfinished)
+        } catch {
+            warn("compaction failed, the journal keeps growing: \(error)")
+            return .failed
         }
         guard case let .started(compaction, stamp, generation) = beginning else {
             if case .notNeeded = beginning { return .notNeeded }
@@ -248,8 +282,8 @@ final class Compactor: Sendable {
             let located = try compaction.finish()
             engine.withLock { state in
                 state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located)
-                if let reader = state.folders.readers[state.deviceID], reader.folder.path == compaction.folder.path {
-                    reader.skipOwnSnapshot(generation, end: stamp)  // not after an account change: another folder
+                if state.journal.reader.folder.path == compaction.folder.path {
+                    state.journal.reader.skipOwnSnapshot(generation, end: stamp)  // not after an account change: another folder
                 }
             }
             phase = .idle

@@ -9,11 +9,12 @@ extension DeviceStore {
         guard !isReadOnly else { return }
         let rewritten: [JournalRecord]?
         do {
-            rewritten = try engine.withLock { state throws(KVStoreError) -> [JournalRecord]? in
-                guard state.journal.ahead.isDue else { return nil }
-                try state.startAppending()
-                defer { state.journal.finishAppending() }
-                return try state.rewriteOwnRecordsAhead()
+            rewritten = try turn.take { kept throws(KVStoreError) -> [JournalRecord]? in
+                try engine.withLock { state throws(KVStoreError) -> [JournalRecord]? in
+                    guard state.journal.ahead.isDue else { return nil }
+                    if !kept { try state.followOtherProcesses() }
+                    return try state.rewriteOwnRecordsAhead()
+                }
             }
         } catch {
             context.warn("cannot rewrite this device's records stamped too far ahead of its clock (\(error)); it tries again at its next start")

@@ -56,12 +56,14 @@ extension DeviceStore {
     /// and remembers what it showed.
     public func close() {
         announceClosing()
+        turn.stopLeasing()
+        compactor.drain()
         compactor.finish(engine)
         ticker.stop()
         guard let closing = engine.withLock({ $0.close() }) else { return }
         compactor.waitUntilIdle()  // one a write started before the store closed
         _ = try? closing.syncPoint?.perform()
-        if engine.withLock({ _ in state.isLastToClose() }) {
+        if (try? turn.take(withinProcess: true) { _ throws(KVStoreError) in state.isLastToClose() }) == true {
             publishProgress(closing: true)
             noteOwnStamp()
             state.saveSeen(visible: closing.visible, setAside: closing.setAside)
@@ -87,6 +89,7 @@ extension DeviceStore {
             state.isClosed ? (false, nil) : (true, (try? state.journal.writer.syncPoint()) ?? nil)
         }
         guard isOpen else { return }
+        turn.releaseIfWaitedFor()
         if let point, (try? point.perform()) != nil { engine.withLock { $0.journal.writer.didSync(point) } }
         logHealth()
         if settlePrimary() { progress.publishIfDue { engine.withLock { $0.readProgress() } } }

@@ -23,10 +23,14 @@ extension DeviceStore {
     @discardableResult
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
-        let (isOpen, newStoreID, ownFolderGone) = engine.withLock { state in
-            state.isClosed ? (false, nil, false) : (true, state.checkStoreID(), !state.journal.writer.isInPlace)
+        let storeID = sync.storeID()
+        let (isOpen, switching, ownFolderGone) = engine.withLock { state in
+            state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.journal.writer.isInPlace)
         }
         guard isOpen else { return nil }
+        // Another store re-opens the journal, in the process's turn at it; when another process keeps it, the next refresh does.
+        let newStoreID = switching ? (try? turn.take { _ in engine.withLock { $0.isClosed ? nil : $0.takeStoreID(storeID) } }) ?? nil
+                                   : engine.withLock { $0.takeStoreID(storeID) }
         if let newStoreID {
             state.rememberedStoreID = newStoreID.storeID
             if let change = newStoreID.change {

@@ -43,6 +43,8 @@ public final class DeviceStore: Sendable {
     let context: StoreContext
     /// This device's private folder: its lock, and what it notes of itself.
     let state: StateDirectory
+    /// This process's turn at the device's journal: taken before `engine`'s lock, by writes, never by reads.
+    let turn: JournalTurn
     /// What reads and writes need.
     let engine: Mutex<EngineState>
     /// Compacts the journal; only a compaction's first step takes `engine`'s lock.
@@ -140,11 +142,12 @@ public final class DeviceStore: Sendable {
         context = opening.context
         let unfinishedCompaction = opening.ownReader.foundUnfinishedCompaction && !readOnly
         let lastOwnStamp = state.lastOwnStamp
-        engine = Mutex(EngineState(context: context, writer: opening.writer, journalLock: state.journalLock,
+        turn = JournalTurn(lock: state.journalLock)
+        engine = Mutex(EngineState(context: context, writer: opening.writer,
                                    ownReader: opening.ownReader, own: opening.own, storeID: opening.storeID, lastOwnStamp: lastOwnStamp))
         notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         self.state = state
-        compactor = Compactor(lock: state.compactionLock, warn: warn)
+        compactor = Compactor(lock: state.compactionLock, turn: turn, warn: warn)
         progress = ProgressPublisher(sync: sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
         survey = FolderSurvey(sync: sync)
@@ -272,6 +275,15 @@ public final class DeviceStore: Sendable {
         }
     }
 
+    /// Compacts the journal on the compactor's queue, if it has grown enough
+    /// by then: the write that made it due does not wait for the snapshot.
+    private func compactWhenDue() {
+        compactor.inBackground { [weak self] in
+            guard let self else { return }
+            compactor.compactIfDue(engine)
+        }
+    }
+
     /// The write path for one key: ``write(keys:_:)``.
     private func write(key: StoreKey, _ decide: (KeyEntry?, MergedState) throws(KVStoreError) -> JournalRecord.Operation?)
     throws(KVStoreError) {
@@ -281,9 +293,12 @@ public final class DeviceStore: Sendable {
     /// The one write path: the operations decided from the entries of `keys`
     /// (and what the store holds), the quota checked for all of them
     /// together, their records journaled in one append and merged, inside
-    /// the engine's `Mutex` (``EngineState/write(_:refusing:)``); then, outside
-    /// it, a compaction if the journal has grown enough, the commit
-    /// listeners, and the observers. All or nothing: one refusal writes none.
+    /// the engine's `Mutex` (``EngineState/write(_:refusing:)``), in this
+    /// process's turn at the journal (``JournalTurn``, taken first: the wait
+    /// for another process's turn holds up no read); then, outside both, the
+    /// commit listeners and the observers, and, if the journal has grown
+    /// enough, a compaction queued (``compactWhenDue()``). All or nothing:
+    /// one refusal writes none.
     ///
     /// While a compaction is unfinished for want of room, it is done again
     /// first: the room must go to its snapshot, or the old segments it would
@@ -302,13 +317,14 @@ public final class DeviceStore: Sendable {
             for key in keys { try QuotaUsage.checkKey(key) }
             compactor.retryUnfinished(engine)
             func attempt() throws(KVStoreError) -> EngineState.WriteOutcome? {
-                try engine.withLock { state throws(KVStoreError) in
-                    try state.startAppending()
-                    defer { state.journal.finishAppending() }
-                    let current = try state.entriesToReplace(keys)
-                    let operations = try decide(current, state.merged)
-                    guard !operations.isEmpty else { return nil }
-                    return try state.write(operations, refusing: &refusedKey)
+                try turn.take { kept throws(KVStoreError) in
+                    try engine.withLock { state throws(KVStoreError) in
+                        if !kept { try state.followOtherProcesses() }
+                        let current = try state.entriesToReplace(keys)
+                        let operations = try decide(current, state.merged)
+                        guard !operations.isEmpty else { return nil }
+                        return try state.write(operations, refusing: &refusedKey)
+                    }
                 }
             }
             let written: EngineState.WriteOutcome?
@@ -322,13 +338,14 @@ public final class DeviceStore: Sendable {
             }
             guard let outcome = written else { return }
             for record in outcome.records { notifier.appended(record) }
-            if outcome.compactionDue { compactor.compactIfDue(engine) }  // the writer that started it writes the snapshot
+            if outcome.compactionDue { compactWhenDue() }
             notifier.committed()
             if !outcome.displaced.isEmpty {
                 notifier.record(StoreChange(reason: .quotaViolationChange, keys: Array(outcome.displaced)))
             }
         } catch {
             if error.isQuotaViolation { notifier.record(StoreChange(reason: .quotaViolationChange, keys: [refusedKey]), notifying: false) }
+            if case .journalBusy = error { context.warn("a write of '\(refusedKey)' was refused: \(error)") }
             throw error
         }
     }

@@ -1,5 +1,13 @@
 /// An account change: the sync directory now holds another store.
 extension EngineState {
+    /// Whether `id`, the sync directory's store id as just read, is another
+    /// store's than the one this device served (not the one it waited for):
+    /// taking it re-opens the journal (``takeStoreID(_:)``).
+    func isAnotherStore(_ id: String?) -> Bool {
+        guard let id else { return false }
+        return !folders.storeID.isEmpty && id != folders.storeID
+    }
+
     /// A store id that differs from the one this device served.
     struct NewStoreID {
         /// The id now in the sync directory, for the state directory to remember.
@@ -8,12 +16,16 @@ extension EngineState {
         let change: StoreChange?
     }
 
-    /// Reads the sync directory's store id. When it is another store's,
-    /// this device starts over from that store's content: its journal is
-    /// reopened on its folder there, and every folder read again. Nil when
-    /// the id is the one this device served.
-    mutating func checkStoreID() -> NewStoreID? {
-        guard let id = sync.storeID(), id != folders.storeID else { return nil }
+    /// Takes `id`, the sync directory's store id as just read. When it is
+    /// another store's, this device starts over from that store's content:
+    /// its journal is reopened on its folder there, and every folder read
+    /// again; that is done in the process's turn at the journal
+    /// (``JournalTurn``), as any write is: the reader finds the folder's last
+    /// whole record, and the writer cuts what follows it, which must not be
+    /// the record another process of the device is appending. Nil when the
+    /// id is the one this device served.
+    mutating func takeStoreID(_ id: String?) -> NewStoreID? {
+        guard let id, id != folders.storeID else { return nil }
         let arrived = folders.storeID.isEmpty  // the id this device waited for, not another store
         folders.storeID = id
         if arrived { return NewStoreID(storeID: id, change: nil) }
@@ -23,9 +35,10 @@ extension EngineState {
         history = HistoryIndex()
         journal.ahead = OwnRecordsAhead()
         (folders.adoptions, folders.adoptedUpTo) = ([:], [:])
-        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), warn: context.warn)
-        folders.readers = [deviceID: ownReader]
-        let own = ownReader.readNew()
+        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: context.warn)
+        folders.readers = [:]
+        journal.reader = ownReader
+        let own = ownReader.readNew()  // as at open: to the end, for the writer to append after its last whole record
         _ = merge(own, from: deviceID)
         journal.latest = latestAdmitted(own, of: deviceID)
         do {

@@ -93,7 +93,7 @@ extension EngineState {
         // for a sync directory holding 20,000 empty device folders).
         // This device's own are kept here; its other processes may have adopted more (`kvfs retire`).
         // Those count once this process has read the snapshot that holds the copies.
-        let ownSnapshot = folders.readers[deviceID]?.snapshotGeneration ?? 0
+        let ownSnapshot = journal.reader.snapshotGeneration ?? 0
         for (device, entry) in sync.adoptions(of: deviceID) where entry.generation <= ownSnapshot {
             folders.adoptions[deviceID, default: [:]][device] = folders.adoptions[deviceID]?[device].map { $0.merged(with: entry) } ?? entry
         }

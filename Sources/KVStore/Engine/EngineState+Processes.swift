@@ -19,37 +19,30 @@ extension EngineState {
     /// it as it would another device's records, its clock moving past them.
     /// Returns the keys whose visible entry changed.
     mutating func readOwnFolder() -> Set<StoreKey> {
-        guard let reader = folders.readers[deviceID] else { return [] }
-        let batch = reader.readNew()
+        let batch = journal.reader.readNew()
         let changed = merge(batch, from: deviceID)
         // As at open: a record stamped past the clock's horizon is not this device's latest (``OwnRecordsAhead``).
         journal.noteRead(latestAdmitted(batch, of: deviceID))
         return changed
     }
 
-    /// Makes this process the one of the device that appends to the journal
-    /// or starts a compaction, until ``OwnJournal/finishAppending()``: takes the
-    /// journal's lock, reads what the others appended (so that the quota is
-    /// checked against every write of the device, and the clock stamps the
-    /// next write after all of them), and moves the writer to where they
-    /// left the journal (their new segment, after their last whole record).
-    mutating func startAppending() throws(KVStoreError) {
-        guard let lock = journal.lock, let reader = folders.readers[deviceID] else { return }
-        try lock.lock()
-        do throws(KVStoreError) {
-            readOtherProcessesWrites()
-            try journal.writer.follow(reader)
-        } catch {
-            lock.unlock()
-            throw error
-        }
+    /// Readies this process, in its turn at the journal (``JournalTurn``), to
+    /// append or to start a compaction: reads what the device's other
+    /// processes appended (so that the quota is checked against every write
+    /// of the device, and the clock stamps the next write after all of
+    /// them), and moves the writer to where they left the journal (their new
+    /// segment, after their last whole record).
+    mutating func followOtherProcesses() throws(KVStoreError) {
+        guard !context.isReadOnly else { return }
+        readOtherProcessesWrites()
+        try journal.writer.follow(journal.reader)
     }
 
     /// Reads what the device's other processes wrote, unless nothing is new
     /// (``JournalWriter/holdsNothingNew(past:)``), keeping it for the store
     /// to report (``OwnJournal/takeOtherProcessesWrites()``).
     mutating func readOtherProcessesWrites() {
-        guard let reader = folders.readers[deviceID], !journal.writer.holdsNothingNew(past: reader) else { return }
+        guard !journal.writer.holdsNothingNew(past: journal.reader) else { return }
         let setAsideBefore = merged.setAside
         journal.fromOtherProcesses.changed.formUnion(readOwnFolder())
         journal.fromOtherProcesses.setAside.formUnion(merged.setAside.subtracting(setAsideBefore))

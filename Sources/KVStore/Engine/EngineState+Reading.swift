@@ -43,7 +43,7 @@ extension EngineState {
         var changed = changed
         changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
         let presentSet = Set(present)  // a lookup per reader: an array's contains made each refresh n²
-        let vanished = folders.readers.keys.filter { $0 != deviceID && !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }
+        let vanished = folders.readers.keys.filter { !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }
         return (changed, vanished)
     }
 
@@ -81,7 +81,7 @@ extension EngineState {
     func readProgress(closing: Bool = false) -> ReadProgress? {
         guard !context.isReadOnly && !journal.writer.isDisplaced else { return nil }
         var read = folders.remembered.filter { folders.readers[$0.key] == nil && !isRetired($0.key) }
-        for device in folders.readers.keys where device != deviceID { read[device] = folders.mergedUpTo(device) ?? ReadProgress.nothing }
+        for device in folders.readers.keys { read[device] = folders.mergedUpTo(device) ?? ReadProgress.nothing }
         return ReadProgress(own: journal.latest, read: read, closed: closing)
     }
 

@@ -35,13 +35,12 @@ struct EngineState {
     /// `ownReader` read it (`own`), then every other device's.
     ///
     /// - Parameter lastOwnStamp: the latest own stamp the state directory noted.
-    init(context: StoreContext, writer: JournalWriter, journalLock: FileLock?, ownReader: DeviceFolderReader,
+    init(context: StoreContext, writer: JournalWriter, ownReader: DeviceFolderReader,
          own: DeviceFolderReader.Batch, storeID: String, lastOwnStamp: HLCTimestamp?) {
         self.context = context
-        journal = OwnJournal(writer: writer, lock: journalLock)
+        journal = OwnJournal(writer: writer, reader: ownReader)
         folders = FolderView(storeID: storeID)
         merged = MergedState(owner: context.deviceID)
-        folders.readers[context.deviceID] = ownReader
         _ = merge(own, from: deviceID)
         journal.latest = latestAdmitted(own, of: deviceID)
         observePublishedProgress(lastOwnStamp: lastOwnStamp)
@@ -96,7 +95,8 @@ struct EngineState {
     /// write(2): the one place where the journal grows, but for a
     /// compaction's new segment. Reached from ``write(_:refusing:)``, and
     /// from ``rewriteOwnRecordsAhead()``, which appends again records
-    /// acknowledged before; both within ``startAppending()``: the clock has
+    /// acknowledged before; both in this process's turn at the journal
+    /// (``JournalTurn``), after ``followOtherProcesses()``: the clock has
     /// passed every record of the device's other processes.
     mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         var records: [JournalRecord] = []
@@ -107,7 +107,7 @@ struct EngineState {
             for change in record.changes { written[change.key] = record.stamp }
             records.append(record)
         }
-        let locations = try journal.append(records, ownReader: folders.readers[deviceID])
+        let locations = try journal.append(records)
         history.add(zip(records, locations), in: deviceID)
         return records
     }

@@ -8,7 +8,7 @@ import Foundation
 /// One of ``EngineState``'s two parts, beside this device's own journal
 /// (``OwnJournal``); it lives inside the engine's `Mutex` with them.
 struct FolderView {
-    /// A reader per device folder that is read, this device's own included.
+    /// A reader per other device's folder that is read (this device's own is its journal's, ``OwnJournal/reader``).
     var readers: [DeviceID: DeviceFolderReader] = [:]
     /// Other devices' records stamped too far ahead of this device's clock, for later.
     var heldBack = HeldBackRecords()

@@ -1,16 +1,19 @@
 /// This device's own journal, as one process of the device sees it: the
-/// writer that appends to its folder, the lock its processes take in turn to
-/// append (``EngineState/startAppending()``), what the others appended that
-/// this one read meanwhile, and how far the folder goes.
+/// writer that appends to its folder (in this process's turn,
+/// ``JournalTurn``), the reader of what the device's other processes append
+/// there, what they appended that this one read meanwhile, and how far the
+/// folder goes. The reader is this type's alone: the other devices' readers
+/// are the folders' view's (``FolderView``), and this process's own appends
+/// and compactions move it past what they wrote, so it never reads them back.
 ///
 /// One of ``EngineState``'s two parts, beside the folders' view
 /// (``FolderView``); it lives inside the engine's `Mutex` with them.
 struct OwnJournal {
     /// Appends this device's records to its folder.
     var writer: JournalWriter
-    /// Held while this device's journal grows, by whichever of its processes
-    /// appends; nil when the store was opened read-only.
-    let lock: FileLock?
+    /// Reads what the device's other processes write to its folder (their
+    /// appends, their compactions); moved past this process's own.
+    var reader: DeviceFolderReader
     /// What the device's other processes wrote that this one read while
     /// appending, for the store to report once it lets go of the engine's lock.
     var fromOtherProcesses = OtherProcessesWrites()
@@ -27,15 +30,14 @@ struct OwnJournal {
         var setAside: Set<StoreKey> = []
     }
 
-    /// Appends `records` in one write(2), and moves `ownReader` (the reader of
-    /// this device's folder) past them, when it reads the segment they went
-    /// to: it need not read again what this process wrote. Returns where
-    /// each record lies.
-    mutating func append(_ records: [JournalRecord], ownReader: DeviceFolderReader?) throws(KVStoreError) -> [RecordLocation] {
+    /// Appends `records` in one write(2), and moves the reader past them,
+    /// when it reads the segment they went to: it need not read again what
+    /// this process wrote. Returns where each record lies.
+    mutating func append(_ records: [JournalRecord]) throws(KVStoreError) -> [RecordLocation] {
         let locations = try writer.append(records)
         latest = records.last?.stamp.time ?? latest
-        if let ownReader, let latest, ownReader.segmentGeneration == writer.generation {
-            ownReader.advance(pastOwnAppend: locations.reduce(0) { $0 + $1.length }, latest: latest)
+        if let latest, reader.segmentGeneration == writer.generation {
+            reader.advance(pastOwnAppend: locations.reduce(0) { $0 + $1.length }, latest: latest)
         }
         return locations
     }
@@ -43,11 +45,6 @@ struct OwnJournal {
     /// Notes the latest stamp of this device's read in its folder, written by another of its processes.
     mutating func noteRead(_ stamp: HLCTimestamp?) {
         if let stamp { latest = max(latest ?? stamp, stamp) }
-    }
-
-    /// Lets other processes of the device append (``EngineState/startAppending()``).
-    func finishAppending() {
-        lock?.unlock()
     }
 
     /// What the device's other processes wrote that this one read while appending, forgotten here.

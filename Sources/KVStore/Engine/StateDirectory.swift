@@ -27,7 +27,9 @@ import Glibc
 ///   commits its last writes), for the busy error and for readers, which
 ///   wait for a closing mount and otherwise go through its control socket.
 /// - `journal.lock`, held while a process appends to the journal, starts a
-///   compaction, opens the store or joins (``journalLock``).
+///   compaction, opens the store or joins (``journalLock``); a mount keeps
+///   it between its writes while no other process asks for it, which one
+///   does by closing `journal.ask` after opening it for writing (``JournalTurn``).
 /// - `compaction.lock`, held for a whole compaction: one at a time (``compactionLock``).
 /// - `primary.lock`, held by the one process that writes what only one may:
 ///   the change log, `seen.log`, `last-stamp` and the device's published
@@ -68,7 +70,11 @@ final class StateDirectory: Sendable {
         self.folder = folder
         folder?.removeStaleTemporaries()
         if let folder, !readOnly {
-            journalLock = try FileLock("journal.lock", in: folder)
+            try folder.openFile(Self.askName, .writeOnly, options: [.create]).map { try? $0.close() }  // for a mount to watch
+            journalLock = try FileLock("journal.lock", in: folder) {
+                // Asks a mount that keeps the journal to let go of it: its watcher sees the file closed after writing.
+                try? folder.openFile(Self.askName, .writeOnly).map { try? $0.close() }
+            }
             compactionLock = try FileLock("compaction.lock", in: folder)
         } else {
             (journalLock, compactionLock) = (nil, nil)
@@ -78,6 +84,12 @@ final class StateDirectory: Sendable {
     deinit { unlock() }
 
     var changeLogPath: String { path + "/changes.log" }
+
+    /// The file a process closes after opening it for writing to ask for the journal's lock (``JournalTurn``).
+    static let askName = "journal.ask"
+
+    /// The path of the file that asks for the journal's lock, for a mount's watcher.
+    var askPath: String { path + "/" + Self.askName }
 
     /// What a copy of this folder does not carry: its inode number, which a
     /// copy (`cp -r`, a restore elsewhere) gets anew and a rename keeps (0: unknown).
@@ -241,8 +253,8 @@ final class StateDirectory: Sendable {
     /// Whether this process is the device's last, about to close: then it
     /// holds `lock` alone from now on (its text says it is closing, so that a
     /// process opening the store waits for it) and is the primary, for the
-    /// device's closing work; ``unlock()`` lets go. Called with the store's
-    /// `Mutex` held, which orders this process's threads around the journal's lock.
+    /// device's closing work; ``unlock()`` lets go. Called in the process's
+    /// turn at the journal (``JournalTurn``), which orders its threads around the journal's lock.
     func isLastToClose() -> Bool {
         guard let deviceLock = holding.withLock({ $0.deviceLock }), let journalLock else { return false }
         let isLast = (try? journalLock.exclusively { () throws(KVStoreError) -> Bool in

@@ -98,7 +98,7 @@ struct StatusInputs {
 
     /// How far this device lags behind what the others say they wrote, in seconds.
     private func behindOthers(folders: [DeviceID: FolderSurvey.Seen]) -> Double {
-        readers.filter { $0.key != deviceID }.compactMap { device, reader in
+        readers.compactMap { device, reader in
             folders[device]?.progress?.own.map { Self.seconds(from: reader.contiguous ?? ReadProgress.nothing, to: $0) }
         }.max() ?? 0
     }

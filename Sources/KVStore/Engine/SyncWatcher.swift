@@ -27,6 +27,10 @@ public final class SyncWatcher: Sendable {
     /// The watch on this device's own folder: its events, which the device's
     /// other processes' writes cause, need only that folder read.
     private let ownWatch = Atomic<Int32>(-1)
+    /// The watch on the state directory's `journal.ask`, which another
+    /// process of the device closes to ask this one, a mount, for the
+    /// journal it keeps between its writes (``JournalTurn``); -1 when this store keeps none.
+    private let askWatch = Atomic<Int32>(-1)
     /// The devices folder's status when its folders were last watched, if
     /// it had settled then (``FolderSurvey/settling``): a folder added or
     /// made again changes it, and only then are they all watched again
@@ -61,6 +65,11 @@ public final class SyncWatcher: Sendable {
         }
         stopSignal = try? EventCounter()
         watchFolders()
+        // A mount keeps the journal between its writes while nobody asks for it; without inotify nobody could.
+        if let inotify, store.state.mountPoint != nil, let ask = try? inotify.watch(store.state.askPath, for: [.closeWrite, .dontFollow]) {
+            askWatch.store(ask.rawValue, ordering: .relaxed)
+            store.turn.allowLease { [weak self] leased in self?.watchOwnFolder(leased: leased) }
+        }
         let thread = Thread { [self] in
             ThreadName.set(SyncWatcher.threadName)  // for `ps -L`, and the benchmark, which counts its wake-ups
             run()
@@ -73,7 +82,9 @@ public final class SyncWatcher: Sendable {
     }
 
     /// Stops watching; returns once the watcher's thread is done with the store.
+    /// The journal is not kept any more: nobody would hear another process ask for it.
     public func stop() {
+        store.turn.stopLeasing()
         stopping.store(true, ordering: .releasing)
         stopSignal?.signal()
         finished.lock()
@@ -92,7 +103,7 @@ public final class SyncWatcher: Sendable {
         guard let inotify else { return }
         let root = store.sync.root.stablePath
         let devices = root + "/devices"
-        let changes: Inotify.Events = [.create, .modify, .closeWrite, .movedTo, .delete, .movedFrom]
+        let changes = Self.changes
         // A folder that is not there (yet) is not watched: the next wake-up or poll tries again.
         _ = try? inotify.watch(root, for: changes)  // the user's path: a link to the folder is theirs
         // Below it, as the store reads: `devices` and the device folders it lists, never a link.
@@ -105,36 +116,52 @@ public final class SyncWatcher: Sendable {
         for path in [devices] + folders {
             _ = try? inotify.watch(path, for: changes.union([.dontFollow, .onlyDirectory]))
         }
-        let own = try? inotify.watch(devices + "/" + store.deviceID.hex, for: changes.union([.dontFollow, .onlyDirectory]))
+        watchOwnFolder(leased: store.turn.isLeasedNow)
+    }
+
+    /// The events a folder is watched for.
+    private static let changes: Inotify.Events = [.create, .modify, .closeWrite, .movedTo, .delete, .movedFrom]
+
+    /// Watches this device's own folder: for appends (`IN_MODIFY`) only
+    /// while another process of the device may append, that is unless this
+    /// one keeps the journal (`leased`): its own appends wake nobody then.
+    /// Called as the lease is taken, and before it is let go.
+    private func watchOwnFolder(leased: Bool) {
+        guard let inotify else { return }
+        let events = (leased ? Self.changes.subtracting(.modify) : Self.changes).union([.dontFollow, .onlyDirectory])
+        let own = try? inotify.watch(store.sync.root.stablePath + "/devices/" + store.deviceID.hex, for: events)
         ownWatch.store(own?.rawValue ?? -1, ordering: .relaxed)
     }
 
-    /// Reads the events queued, and says whether every one is of this
-    /// device's own folder (an overflow of the queue is not).
-    private func drainEvents(_ inotify: Inotify, into buffer: inout [UInt8]) -> (any: Bool, ownOnly: Bool) {
-        let own = ownWatch.load(ordering: .relaxed)
-        var result = (any: false, ownOnly: true)
+    /// What the events queued were of.
+    private struct Events {
+        /// This device's own folder (its other processes' appends), `journal.ask` (another process asks for the
+        /// journal), anything else (another device's folder, an overflow of the queue).
+        var own = false, asked = false, others = false
+    }
+
+    /// Reads the events queued, and says what they were of.
+    private func drainEvents(_ inotify: Inotify, into buffer: inout [UInt8]) -> Events {
+        let own = ownWatch.load(ordering: .relaxed), ask = askWatch.load(ordering: .relaxed)
+        var result = Events()
         while true {
             let events = (try? inotify.read(into: &buffer)) ?? []
             guard !events.isEmpty else { return result }
-            result.any = true
-            if own < 0 || events.contains(where: { $0.watch.rawValue != own }) { result.ownOnly = false }
+            for event in events {
+                let watch = event.watch.rawValue
+                if watch >= 0 && watch == own {
+                    result.own = true
+                } else if watch >= 0 && watch == ask {
+                    result.asked = true
+                } else {
+                    result.others = true
+                }
+            }
         }
     }
 
     /// The watcher thread's name, as the kernel knows it (at most 15 bytes).
     static let threadName = "kvfs-watcher"
-
-    /// How long the own folder's events settle before it is looked at: a
-    /// process appending in a loop (a write every 0.1 ms) wakes the watcher
-    /// once per this, and another process's write shows here this much later.
-    static let ownSettling: TimeInterval = 0.005
-
-    /// Waits ``ownSettling`` unless told to stop; returns whether to stop.
-    private func settle() -> Bool {
-        _ = stopSignal?.wait(timeout: .seconds(Self.ownSettling))
-        return stopping.load(ordering: .acquiring)
-    }
 
     private func run() {
         // A missing descriptor (-1) is one poll skips.
@@ -146,18 +173,12 @@ public final class SyncWatcher: Sendable {
             _ = try? Poll.wait(for: descriptors, timeout: .seconds(pollInterval))
             if stopping.load(ordering: .acquiring) { return }
             if let inotify {
-                var events = drainEvents(inotify, into: &buffer)  // one refresh covers every event
-                if events.any && events.ownOnly {
-                    // Each of this process's own appends is such an event: a burst of them settles
-                    // first, and costs one look at the folder instead of a wake-up (and a wait for the
-                    // store's lock, which the write still holds) each.
-                    if settle() { return }
-                    events.ownOnly = drainEvents(inotify, into: &buffer).ownOnly
-                }
+                let events = drainEvents(inotify, into: &buffer)  // one refresh covers every event
+                if events.asked { store.turn.release() }  // first: another process waits
                 // Polling goes on meanwhile: the own folder's events may come faster than the interval.
                 // No other folder can have appeared (that is an event of `devices`): none to watch.
-                if events.any && events.ownOnly && Date().timeIntervalSince(lastRefresh) < pollInterval {
-                    store.refreshOwnFolder()
+                if (events.own || events.asked) && !events.others && Date().timeIntervalSince(lastRefresh) < pollInterval {
+                    if events.own { store.refreshOwnFolder() }
                     continue
                 }
                 watchFolders()

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -79,8 +80,41 @@ final class WriterClaim: Sendable {
     private struct State {
         /// The claim file's bytes as last found holding this session's nonce: the same bytes need no decoding.
         var confirmed: [UInt8]?
+        /// The claim file last found holding this session's nonce, held open, and its status then
+        /// (``confirm(in:)``); nil until it is one that was not written within ``FileStamp/settled``.
+        var held: (file: FileDescriptor, stamp: FileStamp)?
         /// Why this process writes no more: another state directory's process took the folder.
         var displacement: KVStoreError?
+    }
+
+    /// What `fstatat` tells of a claim file, all of which a change to it changes.
+    struct FileStamp: Equatable {
+        var device: UInt64, inode: UInt64, size: Int64
+        var modified: timespec, changed: timespec
+
+        init(_ status: Stat) {
+            let raw = status.rawValue
+            (device, inode, size) = (UInt64(raw.st_dev), UInt64(raw.st_ino), Int64(raw.st_size))
+            (modified, changed) = (raw.st_mtim, raw.st_ctim)
+        }
+
+        static func == (a: FileStamp, b: FileStamp) -> Bool {
+            (a.device, a.inode, a.size) == (b.device, b.inode, b.size)
+                && (a.modified.tv_sec, a.modified.tv_nsec, a.changed.tv_sec, a.changed.tv_nsec)
+                == (b.modified.tv_sec, b.modified.tv_nsec, b.changed.tv_sec, b.changed.tv_nsec)
+        }
+
+        /// How long after its last change a file's status is trusted to
+        /// change with its content: a file's times have the granularity of
+        /// its filesystem (a clock tick, a second, FAT's two), so a change
+        /// within that of the last one may leave them as they were (git's "racily clean" index entries).
+        static let settled: TimeInterval = 2
+
+        /// Whether the file last changed long enough before `now` for its status to tell any later change.
+        func isSettled(now: Date = Date()) -> Bool {
+            let last = max(Double(modified.tv_sec) + Double(modified.tv_nsec) / 1e9, Double(changed.tv_sec) + Double(changed.tv_nsec) / 1e9)
+            return now.timeIntervalSince1970 - last > Self.settled
+        }
     }
 
     /// A new session's nonce: 128 random bits in hex.
@@ -125,13 +159,25 @@ final class WriterClaim: Sendable {
     /// Throws when another state directory's process (a copy of this one)
     /// has claimed `folder` since this session did; from then on this process
     /// writes no more. A claim that has gone (the folder was removed and is
-    /// being written again) is made anew. The claim is read each time and its
-    /// nonce compared: a claim replaced under the same inode number (written
-    /// over in place, or a new file that got a freed inode's number) is another's all the same.
+    /// being written again) is made anew.
+    ///
+    /// Before every append, so in one `fstatat`: the claim file found holding
+    /// this session's nonce is held open, so no new file can get its inode
+    /// number, and while the file there has that inode and the same size and
+    /// times, it is that file unchanged (a copy's claim is written to a new
+    /// file and renamed into place, as a synchronizer does; a write in place
+    /// changes its times, unless within the filesystem's time granularity of
+    /// the last change, which is why a file changed less than
+    /// ``FileStamp/settled`` before it was read is read again each time).
+    /// Otherwise the claim is read, and its nonce compared: a claim replaced
+    /// under the same inode number is another's all the same.
     func confirm(in folder: Folder) throws(KVStoreError) {
         try state.withLock { state throws(KVStoreError) in
             if let displacement = state.displacement { throw displacement }
-            let bytes = try? folder.read(Self.fileName, limit: SyncDirectory.smallFileLimit)
+            if let held = state.held, let status = folder.entry(Self.fileName), FileStamp(status) == held.stamp { return }
+            let file = (try? folder.openFile(Self.fileName, .readOnly)) ?? nil
+            let bytes = file.flatMap { try? folder.read($0, named: Self.fileName, limit: SyncDirectory.smallFileLimit) }
+            defer { hold(file, if: bytes != nil && bytes == state.confirmed, &state) }
             if let bytes, bytes == state.confirmed { return }
             guard let bytes, let holder = JSONDocument.decoded(Holder.self, from: bytes) else {
                 try? write(into: folder, &state)
@@ -145,6 +191,22 @@ final class WriterClaim: Sendable {
             state.displacement = error
             throw error
         }
+    }
+
+    /// Holds `file`, the claim file just read, as confirmed, if `confirmed`
+    /// and it has settled (``FileStamp/isSettled(now:)``); closes it otherwise.
+    private func hold(_ file: FileDescriptor?, if confirmed: Bool, _ state: inout State) {
+        guard let file else { return }
+        guard confirmed, let status = try? file.stat(), FileStamp(status).isSettled() else {
+            try? file.close()
+            return
+        }
+        try? state.held?.file.close()
+        state.held = (file, FileStamp(status))
+    }
+
+    deinit {
+        state.withLock { try? $0.held?.file.close() }
     }
 
     private func write(into folder: Folder, _ state: inout State) throws(KVStoreError) {

@@ -21,6 +21,10 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case keyExists(StoreKey)
     /// Another process holds this device's state directory.
     case stateDirectoryBusy(path: String, holder: String)
+    /// Another process of this device has held its journal (`journal.lock`,
+    /// at `path`) for longer than a write waits (``JournalTurn``): nothing was
+    /// written; `holder` names it, as `/proc/locks` does.
+    case journalBusy(path: String, holder: String, seconds: Int)
     /// A file of the store could not be read or written.
     case io(path: String, reason: String)
     /// The next write would be stamped past ``HLCTimestamp/latest``, which no reader accepts.
@@ -66,6 +70,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "key '\(key)' already exists"
         case let .stateDirectoryBusy(path, holder):
             "state directory \(path) is in use by \(holder); stop that process, or open the store with another state directory"
+        case let .journalBusy(path, holder, seconds):
+            "cannot append to this device's journal: \(holder) has held \(path) for more than \(seconds) s; nothing was written, try again once it lets go (a process stopped in a debugger: resume or end it)"
         case let .io(path, reason):
             "\(path): \(reason)"
         case let .clockOutOfRange(time):

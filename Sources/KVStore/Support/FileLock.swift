@@ -19,13 +19,19 @@ final class FileLock: Sendable {
     /// The lock file's path, for messages.
     let path: String
     private let file: FileDescriptor
+    /// What a process that finds the lock held does to ask its holder for it
+    /// (``JournalTurn``: a mount keeps the journal's lock between its
+    /// writes until someone asks); nil: nothing, the holder lets go by itself.
+    private let ask: (@Sendable () -> Void)?
 
     /// The lock file `name` in `folder`, created (0600) when missing; nil
-    /// when it is missing and `create` is false.
-    init?(_ name: String, in folder: Folder, create: Bool = true) throws(KVStoreError) {
+    /// when it is missing and `create` is false. While it is held, a process
+    /// that wants it calls `ask` (and again every 100 ms).
+    init?(_ name: String, in folder: Folder, create: Bool = true, ask: (@Sendable () -> Void)? = nil) throws(KVStoreError) {
         let mode: FileDescriptor.AccessMode = create ? .readWrite : .readOnly
         guard let file = try folder.openFile(name, mode, options: create ? [.create] : []) else { return nil }
         self.file = file
+        self.ask = ask
         path = folder.path + "/" + name
     }
 
@@ -33,12 +39,47 @@ final class FileLock: Sendable {
 
     /// Takes the lock, waiting as long as another holder keeps it.
     func lock(_ mode: Mode = .exclusive) throws(KVStoreError) {
+        guard ask == nil else { return try lock(before: nil) }
         do {
             try file.lock(mode)
         } catch {
             throw KVStoreError(error, path: path, doing: "cannot lock")
         }
     }
+
+    /// Takes the lock alone, waiting at most `patience` for another holder:
+    /// then throws ``KVStoreError/journalBusy(path:holder:seconds:)``, naming
+    /// the holder as `/proc/locks` does. One `flock` when nobody holds it.
+    func lock(within patience: Duration) throws(KVStoreError) {
+        do throws(KVStoreError) {
+            try lock(before: ContinuousClock.now + patience)
+        } catch {
+            let holders = holders().map { pid in "pid \(pid)" + ((try? ProcessFolder(pid: pid).name()).map { " (\($0))" } ?? "") }
+            throw .journalBusy(path: path, holder: holders.isEmpty ? "another process" : holders.joined(separator: " and "),
+                               seconds: Int(patience.components.seconds))
+        }
+    }
+
+    /// Takes the lock alone, asking its holder for it (``ask``), until
+    /// `deadline` (nil: for as long as it takes); throws once that passed.
+    private func lock(before deadline: ContinuousClock.Instant?) throws(KVStoreError) {
+        var pause: UInt32 = 200  // µs, doubling to 10 ms: a turn another process takes lasts a millisecond or less
+        var askedAt: ContinuousClock.Instant?
+        while !tryLock() {
+            let now = ContinuousClock.now
+            if let deadline, now >= deadline { throw .io(path: path, reason: "still held") }
+            if let ask, askedAt.map({ now - $0 > .milliseconds(100) }) ?? true {
+                ask()
+                askedAt = now
+            }
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
+        }
+    }
+
+    /// Whether a process waits for this lock (`flock` blocking on it, as
+    /// `/proc/locks` shows): one that does not know to ask (``ask``).
+    var isWaitedFor: Bool { FileLockHolders.waiting(for: file) }
 
     /// Takes the lock if nobody holds it in a way that excludes `mode`; held
     /// already, it changes to `mode` (not atomically: flock lets go first).

@@ -12,7 +12,7 @@ struct OwnSnapshotTests {
     /// The generation of the snapshot `store`'s reader of its own folder has read, and what that reader finds next.
     private func ownReader(_ store: DeviceStore) -> (snapshot: UInt64?, next: DeviceFolderReader.Batch) {
         store.engine.withLock { state in
-            let reader = state.folders.readers[state.deviceID]!
+            let reader = state.journal.reader
             return (reader.snapshotGeneration, reader.readNew())
         }
     }

@@ -1,0 +1,131 @@
+import Foundation
+import Synchronization
+
+/// This process's turn at the device's journal: `journal.lock`, which the
+/// device's processes take in turn to append, compact or re-open it
+/// (``StateDirectory``), and the `Mutex` that orders this process's threads
+/// before it (a `flock` does not: it belongs to the open file, not to a thread).
+///
+/// It is taken before the engine's lock, never inside it: a write waits for
+/// another process holding only this, so reads (`cat`, `ls`, `stat`, the
+/// status), which take the engine's lock alone, never wait for another
+/// process. A process that keeps the journal longer than ``patience`` (one
+/// stopped in a debugger in the middle of an append) costs the writes that
+/// wait for it an error naming it (``KVStoreError/journalBusy(path:holder:seconds:)``),
+/// and nothing else.
+///
+/// A mount keeps the lock between its turns (a *lease*, ``allowLease(_:)``)
+/// while no other process of the device asks for it: then its writes take
+/// no `flock` and need not look whether another process appended (none
+/// could), and its watcher need not wake for its own appends. A process
+/// that finds the lock held asks for it (``FileLock``: it closes
+/// `journal.ask`, which the mount's watcher watches), and the mount lets go
+/// (``release()``); it takes the lease again at a write a second after the
+/// last asking. A process of an older kvfs, which waits without asking, is
+/// found waiting once a second (``releaseIfWaitedFor()``).
+final class JournalTurn: Sendable {
+    /// How long a write waits for another process's turn, by default.
+    static let patience: Duration = .seconds(5)
+
+    /// How long after another process last asked for the journal a mount takes the lease again.
+    static let leaseAfterAsking: Duration = .seconds(1)
+
+    private struct State {
+        /// How long one waits for another process (tests shorten it).
+        var patience: Duration
+        /// Whether this process keeps `journal.lock` between its turns.
+        var leased = false
+        /// Called with whether the lease is taken (true) or about to be let go (false), while this
+        /// process may lease at all: nil otherwise.
+        var onLease: (@Sendable (Bool) -> Void)?
+    }
+
+    /// This process's threads, one at a time, and the lease.
+    private let order: Mutex<State>
+    /// `journal.lock`; nil for a store opened read-only, which never appends.
+    private let lock: FileLock?
+    /// Whether the lease is held, for ``release()`` to look at without waiting for a turn in progress.
+    private let isLeased = Atomic(false)
+    /// When another process last asked for the journal, in nanoseconds of `DispatchTime`.
+    private let askedAt = Atomic<UInt64>(0)
+
+    init(lock: FileLock?, patience: Duration = JournalTurn.patience) {
+        self.lock = lock
+        order = Mutex(State(patience: patience))
+    }
+
+    /// How long a write waits for another process's turn.
+    var patience: Duration {
+        get { order.withLock { $0.patience } }
+        set { order.withLock { $0.patience = newValue } }
+    }
+
+    /// Runs `body` in this process's turn at the journal: after this
+    /// process's other threads, and, unless `withinProcess`, with
+    /// `journal.lock` taken (waiting at most ``patience`` for another
+    /// process). `body` is told whether the lock was kept since this
+    /// process's last turn (a lease): then no other process appended since.
+    func take<T>(withinProcess: Bool = false, _ body: (_ keptSinceLastTurn: Bool) throws(KVStoreError) -> T) throws(KVStoreError) -> T {
+        try order.withLock { state throws(KVStoreError) -> T in
+            guard let lock, !withinProcess else { return try body(false) }
+            if state.leased { return try body(true) }
+            try lock.lock(within: state.patience)
+            let result: T
+            do throws(KVStoreError) {
+                result = try body(false)
+            } catch {
+                lock.unlock()
+                throw error
+            }
+            let sinceAsked = DispatchTime.now().uptimeNanoseconds &- askedAt.load(ordering: .relaxed)
+            if let onLease = state.onLease, sinceAsked > UInt64(Self.leaseAfterAsking.components.seconds) * 1_000_000_000 {
+                state.leased = true
+                isLeased.store(true, ordering: .relaxed)
+                onLease(true)
+            } else {
+                lock.unlock()
+            }
+            return result
+        }
+    }
+
+    /// Whether this process keeps the journal's lock between its turns now.
+    var isLeasedNow: Bool { isLeased.load(ordering: .relaxed) }
+
+    /// Lets this process keep the journal's lock between its turns (a
+    /// mount's, whose watcher calls ``release()`` when another process
+    /// asks); `onLease` is told when it takes the lease and before it lets go.
+    func allowLease(_ onLease: @escaping @Sendable (Bool) -> Void) {
+        order.withLock { $0.onLease = onLease }
+    }
+
+    /// Another process asked for the journal: the lease, if held, is let go.
+    func release() {
+        askedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        guard isLeased.load(ordering: .relaxed) else { return }
+        order.withLock { letGo(&$0) }
+    }
+
+    /// Lets go of the lease when a process waits for the journal's lock
+    /// without asking (an older kvfs's): once a second.
+    func releaseIfWaitedFor() {
+        guard isLeased.load(ordering: .relaxed), lock?.isWaitedFor == true else { return }
+        release()
+    }
+
+    /// Lets go of the lease, and takes it no more: at close.
+    func stopLeasing() {
+        order.withLock { state in
+            letGo(&state)
+            state.onLease = nil
+        }
+    }
+
+    private func letGo(_ state: inout State) {
+        guard state.leased else { return }
+        state.onLease?(false)
+        lock?.unlock()
+        state.leased = false
+        isLeased.store(false, ordering: .relaxed)
+    }
+}
