@@ -26,7 +26,7 @@ all_targets=(binary-plist xml-plist journal-frame record)
 # compiled with the targets into one module: the rest of KVStore (the engine,
 # the library) needs packages SwiftPM resolves, and nothing the fuzzers drive.
 k=$root/Sources/KVStore
-kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift "$k"/Keys/StoreKey.swift "$k"/Keys/StringKeyedDictionary.swift) $k/Engine/HybridLogicalClock.swift $k/Engine/DeviceID.swift
+kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift "$k"/Keys/StoreKey.swift "$k"/Keys/StringKeyedDictionary.swift) $k/Engine/Merge/HybridLogicalClock.swift $k/Engine/Identity/DeviceID.swift
     $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame WriteBase; do echo "$k/Journal/$f.swift"; done)"
 
 mode=fuzz
