@@ -116,14 +116,15 @@ struct HistoryMountTests {
         try withSandbox { sandbox in
             try sandbox.ok("kvfs retention --bytes 100000000 $S")
             try sandbox.mount()
-            // The issue's reproduction: 60 values of 693 KB, so that a compaction writes a snapshot of about 38 MB.
-            try sandbox.ok("echo small > $M/b && for i in $(seq 60); do head -c 520000 /dev/urandom | base64 -w0 > $M/k; done", timeout: 300)
+            // The issue's reproduction: 80 values of 693 KB, 55 MB of history, so that the device's
+            // folder holds a snapshot or a segment past 16 MiB, the old read cap.
+            try sandbox.ok("echo small > $M/b && for i in $(seq 80); do head -c 520000 /dev/urandom | base64 -w0 > $M/k; done", timeout: 300)
             try sandbox.ok("kvfs unmount $M")
-            let snapshot = try sandbox.ok("stat -c %s $SYNC/devices/*/snapshot-*.snap | sort -n | tail -1")
-            #expect((Int(snapshot.dropLast()) ?? 0) > 16 << 20, "\(snapshot)")
+            let largest = try sandbox.ok("stat -c %s $SYNC/devices/*/* | sort -n | tail -1")
+            #expect((Int(largest.dropLast()) ?? 0) > 16 << 20, "\(largest)")
             try sandbox.mount()
             #expect(try sandbox.ok("cat $M/b") == "small\n")
-            #expect(try sandbox.ok("ls $M/.kvfs/history/k | wc -l") == "60\n")
+            #expect(try sandbox.ok("ls $M/.kvfs/history/k | wc -l") == "80\n")
             #expect(try sandbox.ok("kvfs get b --sync-dir $SYNC --state-dir $T/late") == "small\n", "a device that joins later")
             #expect(try sandbox.ok("kvfs status $S") .contains("incomplete") == false)
         }
@@ -141,11 +142,12 @@ struct HistoryMountTests {
             #expect(try sandbox.ok("kvfs retention --bytes 0 --sync-dir $SYNC --state-dir $T/other") == "off\n")
             #expect(try poll(sandbox, "ls $M/.kvfs/history/k | wc -l", until: "1\n") == "1\n", "history off: the current value alone")
             #expect(try sandbox.run("kvfs retention --days -1 $S").status == 64)
-            #expect(try sandbox.ok("kvfs retention --bytes 100000000 $S") == "5 days, 100000000 bytes\n", "a 100 MB history is read back whole")
+            // History was off (0 bytes), so the days come back to their default with the bytes.
+            #expect(try sandbox.ok("kvfs retention --bytes 100000000 $S") == "30 days, 100000000 bytes\n", "a 100 MB history is read back whole")
             let refused = try sandbox.run("kvfs retention --bytes 134217729 $S")
             #expect(refused.status == 64 && refused.error.contains("134217728") && refused.error.contains("128 MiB"), "\(refused)")
             #expect(refused.error.split(separator: "\n").filter { $0.contains("134217728") }.count == 1, "one line names the limit: \(refused)")
-            #expect(try sandbox.ok("kvfs retention $S") == "5 days, 100000000 bytes\n")
+            #expect(try sandbox.ok("kvfs retention $S") == "30 days, 100000000 bytes\n")
         }
     }
 }
