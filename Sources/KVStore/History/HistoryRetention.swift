@@ -11,7 +11,7 @@ import Foundation
 public struct HistoryRetention: Codable, Equatable, Sendable, CustomStringConvertible {
     /// How many days a version is kept.
     public var days: Int
-    /// How many bytes of versions (``RetentionRule/charge(key:value:base:rank:)``
+    /// How many bytes of versions (`RetentionRule/charge(key:value:base:rank:)`
     /// each: their records' bytes on disk) the store keeps, newest first.
     public var bytes: Int
 
@@ -29,8 +29,8 @@ public struct HistoryRetention: Codable, Equatable, Sendable, CustomStringConver
     public static let maximumDays = 3_650_000
 
     /// The largest `bytes` accepted, 128 MiB: a device's snapshot holds up
-    /// to that much history (``RetentionRule``), which every device reads
-    /// back whole, and whose versions it indexes in memory (``HistoryIndex``,
+    /// to that much history (`RetentionRule`), which every device reads
+    /// back whole, and whose versions it indexes in memory (`HistoryIndex`,
     /// about 70 bytes each). A setting past it is refused; one read from a
     /// folder (an older version allowed any) counts as this much, on every device alike.
     public static let maximumBytes = 128 << 20

@@ -42,7 +42,7 @@ public struct JournalRecord: Equatable, Sendable {
     /// Where the value a put or rename stores stands in the quota rule's
     /// oldest-first order, when that is not `stamp`: an overwrite of a
     /// visible key keeps the place the key held, so it never needs room the
-    /// old value did not take (``QuotaRule``). A batch ranks each of its
+    /// old value did not take (`QuotaRule`). A batch ranks each of its
     /// values itself (``Put/rank``).
     public var rank: Stamp?
     /// What the writer had as the current version of each key the record
