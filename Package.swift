@@ -8,7 +8,7 @@ import PackageDescription
 //                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit)
 //   FUSEKit, KVStore, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
 //                descriptors: what the layers do with the operating system) → swift-system
-//   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh)
+//   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh); KVStore → swift-crypto (sealed stores)
 //   fusekit-hello: FUSEKit's example filesystem
 // Each target declares exactly the targets and products its files import.
 let package = Package(
@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // Sealed stores (docs/sealed.md): Curve25519 signatures and key agreement, ChaChaPoly, HKDF, SHA-256.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.0"),
         // `swift package generate-documentation --target KVStore`: the DocC catalogs (mount-scripts/run-tests.sh
         // builds them, warnings as errors). A plugin: nothing of it is built for kvfs itself.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -40,6 +42,7 @@ let package = Package(
         .target(name: "KVStore", dependencies: [
             "KVFSBuildInfo", "LinuxSystem",
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "KVSyncthing", dependencies: ["LinuxSystem"]),
         .target(name: "KVFileSystem", dependencies: [

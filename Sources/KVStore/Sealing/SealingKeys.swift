@@ -1,0 +1,31 @@
+import Crypto
+
+/// What one device of a sealed store needs to seal its records and to open and check the others':
+/// the store's keys, its own signing key, and the members' verifying keys
+/// (docs/sealed.md, the threat model: docs/threat-model.md).
+///
+/// The membership (`Sources/KVStore/Sealing/Membership/`) makes it from the roster in the sync
+/// directory and the device's keys in its state directory; the journal
+/// (`Sources/KVStore/Sealing/Records/`) uses it and knows nothing of rosters. A value of it is one
+/// roster version's view: the engine takes a new one when the roster changes.
+struct SealingKeys: Sendable {
+    /// The store's id (`store-id`): bound into every seal and signature, so nothing moves between stores.
+    let storeID: String
+    /// The epoch new records are sealed under: the roster's, raised by each revocation.
+    let currentEpoch: UInt32
+    /// The store key of each epoch this device can open: its current one and every earlier one.
+    let storeKeys: [UInt32: SymmetricKey]
+    /// This device's id: the folder its records are written to.
+    let device: DeviceID
+    /// This device's signing key (its state directory's, never in the sync directory).
+    let signingKey: Curve25519.Signing.PrivateKey
+    /// The verifying key of each member device; a device not here is not a member, and its records are refused.
+    let members: [DeviceID: Curve25519.Signing.PublicKey]
+
+    /// The key of `epoch`, or nil when this device never had it (a record from before it joined a
+    /// later epoch, or from an epoch that does not exist).
+    func storeKey(epoch: UInt32) -> SymmetricKey? { storeKeys[epoch] }
+
+    /// The verifying key of `device`, or nil when it is not a member.
+    func verifyingKey(of device: DeviceID) -> Curve25519.Signing.PublicKey? { members[device] }
+}
