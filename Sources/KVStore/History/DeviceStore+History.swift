@@ -19,14 +19,15 @@ extension DeviceStore {
 
     /// The versions of `key` within the retention, oldest first, without
     /// their values (``value(of:)`` reads one); the current one says which
-    /// devices have read it (``KeyVersion/deliveredTo``, as ``deliveredTo(key:)``).
+    /// devices have read it (``KeyVersion/deliveredTo``, as ``deliveredTo(key:)``,
+    /// asking for it while an active device has not).
     public func history(forKey key: StoreKey) -> [KeyVersion] {
         let folders = survey.survey()
         let (versions, inputs) = engine.withLock { ($0.keyVersions(of: key), $0.statusInputs(present: folders.keys)) }
         return versions.map { version in
             guard version.isCurrent else { return version }
             var current = version
-            current.deliveredTo = inputs.devices(thatHaveRead: version.stamp, folders: folders).map(\.name)
+            current.deliveredTo = devices(thatHaveRead: version.stamp, inputs: inputs, folders: folders).map(\.name)
             return current
         }
     }
