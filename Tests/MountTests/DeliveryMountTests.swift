@@ -115,7 +115,7 @@ struct DeliveryMountTests {
                 f=$SYNC/devices/\(one)/waiting.json
                 kill -STOP \(other)
                 kvfs set k v1 $S
-                [ -e $f ] || echo none
+                ls $M/.kvfs/history/k > /dev/null; [ -e $f ] || echo none
                 getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k > /dev/null; jq -c .of $f; rm $f
                 kvfs history k $S > /dev/null; jq -c .of $f; rm $f
                 kvfs wait k --timeout 0.1 $S 2> /dev/null; jq -c .of $f; rm $f

@@ -143,6 +143,8 @@ struct DeliveryTests {
         b.refresh()
         c.refresh()
         Thread.sleep(forTimeInterval: 2 * ProgressPublisher.promptInterval)
+        #expect(a.history(forKey: "k", withDelivery: false).last?.deliveredTo == nil)  // as .kvfs/history lists it
+        #expect(try request(of: a) == nil)
         #expect(a.history(forKey: "k").last?.deliveredTo == ["a"])
         #expect(try request(of: a)?.devices == [a.deviceID])
         b.refresh()
