@@ -4,7 +4,7 @@ import Foundation
 /// version, `version-<number, 16 hex digits>-<signer's id>`, each written once
 /// by its signer alone (so no synchronizer ever sees two writers of one file;
 /// two members' concurrent versions are two files), never changed
-/// (docs/format.md § Roster).
+/// (docs/sealed.md § Roster).
 ///
 /// Whoever can write the sync directory can put anything here: the folder
 /// is only a source of candidates, and a version counts only when it follows

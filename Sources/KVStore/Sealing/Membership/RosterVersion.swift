@@ -23,7 +23,7 @@ struct RosterMember: Sendable, Equatable {
 /// One version of a sealed store's roster: who the members are, the epoch
 /// and its store key wrapped for each of them, the earlier epochs' keys
 /// sealed under it, signed by a member of the version before it
-/// (docs/sealed.md § Roster, docs/format.md § Roster).
+/// (docs/sealed.md § Roster, docs/sealed.md § Roster).
 ///
 /// Its bytes, little-endian, all lengths bounded (``Limits``):
 ///
