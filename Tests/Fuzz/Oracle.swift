@@ -13,6 +13,8 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) throws(OracleFailur
     "xml-plist": fuzzXMLPropertyList,
     "journal-frame": fuzzJournalFrames,
     "record": fuzzRecord,
+    "roster": fuzzRoster,
+    "pairing": fuzzPairing,
 ]
 
 /// An input for which a target's invariant does not hold.

@@ -41,9 +41,7 @@ extension DeviceStore {
         }
         if ownFolderGone { writeOwnFolderAgain() }
         let setAsideBefore = engine.withLock { $0.merged.setAside }
-        let own = engine.withLock { $0.readOwnFolder() }  // what the device's other processes wrote
-        var read = readOtherDevices(onlyChangedFolders: onlyChangedFolders)
-        read.changed.formUnion(own)
+        let read = readFolders(onlyChangedFolders: onlyChangedFolders)
         var keys = read.changed
         if !read.vanished.isEmpty { keys.formUnion(adoptVanished(read.vanished)) }
         let newlySetAside = engine.withLock { state in
@@ -59,11 +57,11 @@ extension DeviceStore {
         return changes.first
     }
 
-    /// Reads the other devices' folders (``EngineState/readOtherDevices()``),
-    /// one at a time: the survey of the folders is made without the lock.
-    /// Also returns the devices whose records another device's standing
-    /// request waits to see read (``WaitSignal``).
-    private func readOtherDevices(onlyChangedFolders: Bool) -> (changed: Set<StoreKey>, vanished: [DeviceID], awaited: Set<DeviceID>) {
+    /// Reads the device folders (``EngineState/readFolders()``), one at a
+    /// time: the survey of the folders is made without the lock. Also returns
+    /// the devices whose records another device's standing request waits to
+    /// see read (``WaitSignal``).
+    private func readFolders(onlyChangedFolders: Bool) -> (changed: Set<StoreKey>, vanished: [DeviceID], awaited: Set<DeviceID>) {
         let folders = survey.survey()
         var changed = engine.withLock { $0.releaseHeldBack() }
         for (device, seen) in folders {
