@@ -79,7 +79,7 @@ enum KVFSFeature: String {
         let probe = switch self {
         case .retire: "retire --help | grep -q -- --force"
         case .health: "status --help | grep -q -- --stale-after"
-        case .seal: "seal --help"
+        case .seal: "--help | grep -qE '^ +seal '"
         }
         let built = (try? runShell("\(MountEnvironment.kvfs) \(probe)", in: "/", environment: Machine.hostEnvironment, timeout: 20))?.status == 0
         if !built { print("MachineTests: SKIPPED — \(missing)") }

@@ -3,7 +3,7 @@ import Foundation
 
 /// One device's membership of a sealed store: the roster version it trusts
 /// (pinned in its state directory as `roster.pin`), its keys (`device.key`),
-/// and what it does with them: load the ``SealingKeys`` the journal seals
+/// and what it does with them: load the `SealingKeys` the journal seals
 /// and opens records with, seal a store, pair and join a device, revoke one,
 /// recover with the recovery key (docs/sealed.md).
 ///

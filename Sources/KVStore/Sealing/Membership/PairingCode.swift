@@ -16,7 +16,7 @@ public struct PairingCode: Sendable {
 
     init(secret: [UInt8]) { self.secret = secret }
 
-    /// The code `words` spell (16 of ``WordCode``'s words).
+    /// The code `words` spell (16 of `WordCode`'s words).
     public init(words: String) throws(MembershipError) { secret = try WordCode.bytes(from: words, count: 16) }
 
     private func derived(_ purpose: String, bytes: Int) -> SymmetricKey {

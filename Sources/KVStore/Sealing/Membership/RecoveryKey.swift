@@ -19,7 +19,7 @@ public struct RecoveryKey: Sendable {
 
     init(secret: [UInt8]) { self.secret = secret }
 
-    /// The recovery key `words` spell (32 of ``WordCode``'s words).
+    /// The recovery key `words` spell (32 of `WordCode`'s words).
     public init(words: String) throws(MembershipError) {
         secret = try WordCode.bytes(from: words, count: 32)
     }
