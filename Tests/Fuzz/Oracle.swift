@@ -13,6 +13,7 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) throws(OracleFailur
     "xml-plist": fuzzXMLPropertyList,
     "journal-frame": fuzzJournalFrames,
     "record": fuzzRecord,
+    "sealed-frame": fuzzSealedFrames,
 ]
 
 /// An input for which a target's invariant does not hold.

@@ -37,7 +37,7 @@ struct OwnJournal {
         let locations = try writer.append(records)
         latest = records.last?.stamp.time ?? latest
         if let latest, reader.segmentGeneration == writer.generation {
-            reader.advance(pastOwnAppend: locations.reduce(0) { $0 + $1.length }, latest: latest)
+            reader.advance(pastOwnAppend: locations.reduce(0) { $0 + $1.length }, latest: latest, chain: writer.chain)
         }
         return locations
     }
