@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs kvfs's libFuzzer targets: binary-plist, xml-plist,
-# journal-frame, record and sealed-frame (Tests/Fuzz/<target>.swift, compiled with the
+# journal-frame, record, sealed-frame, roster and pairing (Tests/Fuzz/<target>.swift, compiled with the
 # KVStore sources they drive into one binary with `swiftc -sanitize=fuzzer,address`).
 #
 # Usage:
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz=$root/Tests/Fuzz
 build=$root/.build/fuzz
 binary=$build/kvfs-fuzz
-all_targets=(binary-plist xml-plist journal-frame record sealed-frame)
+all_targets=(binary-plist xml-plist journal-frame record sealed-frame roster pairing)
 
 # The KVStore sources the targets need (values, records and their framing),
 # compiled with the targets into one module: the rest of KVStore (the engine,
@@ -28,7 +28,8 @@ all_targets=(binary-plist xml-plist journal-frame record sealed-frame)
 k=$root/Sources/KVStore
 kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift "$k"/Keys/StoreKey.swift "$k"/Keys/StringKeyedDictionary.swift) $k/Engine/Merge/HybridLogicalClock.swift $k/Engine/Identity/DeviceID.swift
     $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame WriteBase; do echo "$k/Journal/$f.swift"; done)
-    $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener; do echo "$k/Sealing/Records/$f.swift"; done)"
+    $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener; do echo "$k/Sealing/Records/$f.swift"; done)
+    $k/Sealing/Membership/RosterVersion.swift $k/Sealing/Membership/PairingMessage.swift"
 
 # swift-crypto (the sealed frames' ChaChaPoly, SHA-256 and Ed25519) as `swift build --build-tests` built it:
 # its modules (linked into a folder of their own: KVStore's module beside them would be imported instead of the

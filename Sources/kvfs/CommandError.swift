@@ -68,6 +68,7 @@ struct CommandError: Error, Codable, CustomStringConvertible {
         case let error as CommandError: error
         case let error as KVStoreError: CommandError(error)
         case let error as MountError: CommandError(error)
+        case let error as MembershipError: CommandError(error.description)
         default: nil
         }
     }

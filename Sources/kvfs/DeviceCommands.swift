@@ -30,7 +30,8 @@ struct DevicesCommand: ParsableCommand {
     }
 }
 
-/// `kvfs retire ID [--force]`: retires a device for good, keeping what it won.
+/// `kvfs retire ID [--force] [--revoke]`: retires a device for good, keeping what it won, and in a sealed store
+/// can take it out of the roster and move the store to a new key.
 struct RetireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retire", abstract: "Retire a device for good, keeping every value and removal it won.",
@@ -39,14 +40,29 @@ struct RetireCommand: ParsableCommand {
             into its own folder (with their original stamps), records the retirement, and removes the retired \
             device's folder from the sync directory. Refused for this device, and, without --force, for a device \
             that looks alive or whose folder has not fully arrived here.
+
+            In a sealed store, --revoke then removes the device from the roster and moves the store to a new \
+            epoch whose key only the remaining members and the recovery key get: the device's later records are \
+            refused on every member. What it had read stays readable to it.
             """)
     @Argument(help: "The device: its id, a unique prefix of it (4 characters or more), or its name (`kvfs devices` lists them).")
     var device: String
     @Flag(help: "Retire it even if it looks alive, or its folder has not fully arrived (keeping what is here).")
     var force = false
+    @Flag(help: "In a sealed store: also remove it from the roster and move the store to a new key it does not get.")
+    var revoke = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
+        let membership = revoke ? Membership(syncDirectory: try store.syncURL, stateDirectory: try store.stateURL) : nil
+        if revoke, !Membership.isSealed(syncDirectory: try store.syncURL) {
+            throw CommandError.usage("--revoke is for a sealed store; this one is not (kvfs retire \(device) retires it)")
+        }
+        // Retired first, so that what it wrote is adopted while it is still a member whose records are read.
         FileHandle.standardOutput.write(try StoreAccess.perform(.retire(device: device, force: force), store))
+        if let membership {
+            let revoked = try membership.revoke(device)
+            print("revoked \(revoked.name) (\(revoked.id)): the store moved to epoch \(revoked.epoch), whose key it does not have")
+        }
     }
 }

@@ -11,7 +11,8 @@ struct WaitCommand: ParsableCommand {
         discussion: """
             Active devices are those `kvfs status` calls active: not stopped (they closed their store), not quiet \
             (nothing of them arrived for 300 s), not vanished or retired. A device has read a write once its \
-            published progress says so; devices publish it within a fraction of a second of reading. On timeout \
+            published progress says so; while it waits, the device asks the others (waiting.json in its folder), \
+            and they publish it within a fraction of a second of reading. On timeout \
             the command exits 75 with one line naming the devices that have not read the writes yet.
             """)
     @Argument(help: "The keys whose latest writes to wait for (default: every key).") var keys: [String] = []

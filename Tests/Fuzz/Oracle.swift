@@ -14,6 +14,8 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) throws(OracleFailur
     "journal-frame": fuzzJournalFrames,
     "record": fuzzRecord,
     "sealed-frame": fuzzSealedFrames,
+    "roster": fuzzRoster,
+    "pairing": fuzzPairing,
 ]
 
 /// An input for which a target's invariant does not hold.

@@ -90,6 +90,33 @@ struct JournalFaultTests {
         #expect(try fixture.valuesOnDisk().count == 40)
     }
 
+    @Test("another device reads the writes made while a compaction is slow before its snapshot is written: it goes on from the closed segment into the next")
+    func writesDuringACompactionReachOthers() throws {
+        let fixture = FaultFixture()
+        defer { fixture.cleanup() }
+        let store = try fixture.open()
+        let other = try fixture.open("b", onDisk: true)
+        store.engine.withLock { $0.journal.writer.compactionFloor = 2000 }
+        let stalled = Mutex(true)
+        fixture.disk.inject { $0.beforeSync = { while stalled.withLock({ $0 }) { usleep(1000) } } }  // a slow disk
+        for index in 0..<40 { try store.set(.string(String(repeating: "v", count: 100)), forKey: StoreKey("k\(index)")) }
+        let folder = DeviceFolder(path: fixture.root.path + "/sync/devices/" + store.deviceID.hex)
+        #expect(poll(seconds: 20) { folder.listing().segments.contains(2) }, "no compaction began")
+        try store.set(.string("during"), forKey: "late")  // in segment 2, while the compaction stalls
+        #expect(folder.listing().snapshots.isEmpty, "the snapshot was written while its fsync stalled")
+        other.refresh()
+        #expect(other.values.count == 41 && other.values["late"] == .string("during"), "\(other.values.keys.sorted())")
+        stalled.withLock { $0 = false }
+        try store.flush()  // waits for the compaction
+        #expect(folder.listing().snapshots == [2])
+        try store.set(.string("after"), forKey: "late")
+        other.refresh()
+        #expect(other.values.count == 41 && other.values["late"] == .string("after"))
+        #expect(fixture.warnings.all.isEmpty, "\(fixture.warnings.all)")
+        store.close()
+        other.close()
+    }
+
     @Test("an append torn part way (the process died before it could cut it off) is waited out by readers and cut off by the writer's next open")
     func aTornAppend() throws {
         let fixture = FaultFixture()

@@ -8,12 +8,22 @@ struct DeliveryMountTests {
     /// The conflict lines of a change log, each as `key lost-device winner-device restore-command`.
     static let conflicts = #"jq -r 'select(.reason == "Conflict") | "\(.keys[0]) \(.lost.device) \(.winner.device) \(.restore)"'"#
 
+    /// Mounts `m` as device `one` and `m2` as device `two`, on one folder.
+    static func mountOneAndTwo(_ sandbox: Sandbox) throws {
+        try sandbox.mount("m", state: "state", options: "--device-name one")
+        try sandbox.mount("m2", state: "state2", options: "--device-name two")
+    }
+
+    /// A field of the status of the mount at `mount` (a `jq` path: `.pid`, `.device.id`).
+    static func status(_ sandbox: Sandbox, _ mount: String, _ field: String) throws -> String {
+        try sandbox.ok("jq -r \(field) \(mount)/.kvfs/status").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test("kvfs wait returns once the other mount has read the write, and times out (75, naming it) while its daemon is stopped; user.kvfs.delivered follows")
     func waitAndDelivered() throws {
         try withSandbox { sandbox in
-            try sandbox.mount("m", state: "state", options: "--device-name one")
-            try sandbox.mount("m2", state: "state2", options: "--device-name two")
-            let other = try sandbox.ok("jq .pid $T/m2/.kvfs/status").trimmingCharacters(in: .whitespacesAndNewlines)
+            try Self.mountOneAndTwo(sandbox)
+            let other = try Self.status(sandbox, "$T/m2", ".pid")
             let stopped = try sandbox.run("""
                 kill -STOP \(other)
                 kvfs set k v1 $S
@@ -59,7 +69,7 @@ struct DeliveryMountTests {
                 .trimmingCharacters(in: .whitespacesAndNewlines)))
             #expect(journal > 1_000_000)
             try sandbox.mount("m2", state: "state2", options: "--device-name two")
-            let other = try sandbox.ok("jq .pid $T/m2/.kvfs/status").trimmingCharacters(in: .whitespacesAndNewlines)
+            let other = try Self.status(sandbox, "$T/m2", ".pid")
             let read = try sandbox.run("""
                 kill -STOP \(other)
                 kvfs set k v $S
@@ -71,6 +81,53 @@ struct DeliveryMountTests {
             #expect(read.status == 75, "two never read it: \(read)")
             let bytes = try #require(Int(read.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(read)")
             #expect(bytes < 3 * journal, "kvfs wait read \(bytes) bytes in 2 s; the journal is \(journal)")
+        }
+    }
+
+    @Test("while nobody waits, a mount reading another mount's writes leaves its progress.json alone: 20 writes read, no rewrite (11 at 67afe0a); kvfs wait then gets it published at once")
+    func noProgressWhileNobodyWaits() throws {
+        try withSandbox { sandbox in
+            try Self.mountOneAndTwo(sandbox)
+            let two = try Self.status(sandbox, "$T/m2", ".device.id")
+            let counts = try sandbox.ok("""
+                inotifywait -m -q -e moved_to --format %f $SYNC/devices/\(two) > $T/events & watcher=$!
+                sleep 0.3
+                for i in $(seq 20); do echo $i > $M/k; sleep 0.05; done
+                until [ "$(cat $T/m2/k 2>/dev/null)" = 20 ]; do sleep 0.01; done
+                sleep 0.5; grep -c '^progress.json$' $T/events
+                kvfs wait k --timeout 10 $S || exit 1
+                sleep 0.3; kill $watcher; grep -c '^progress.json$' $T/events
+                """).split(separator: "\n").compactMap { Int($0) }
+            #expect(counts.count == 2, "\(counts)")
+            // At most one: the 10 s schedule's, on a machine slow enough for the test to last that long.
+            #expect((counts.first ?? .max) <= 1, "two rewrote its progress.json \(counts.first ?? -1) times with nobody waiting")
+            #expect((counts.last ?? 0) > (counts.first ?? .max), "kvfs wait had two publish")
+        }
+    }
+
+    @Test("getfattr user.kvfs.delivered, kvfs history and kvfs wait (with a mount and without) of a write a device has not read ask for it in waiting.json, naming the writer; once read, they ask nothing")
+    func queriesAsk() throws {
+        try withSandbox { sandbox in
+            try Self.mountOneAndTwo(sandbox)
+            let one = try Self.status(sandbox, "$M", ".device.id")
+            let other = try Self.status(sandbox, "$T/m2", ".pid")
+            let asked = try sandbox.run("""
+                f=$SYNC/devices/\(one)/waiting.json
+                kill -STOP \(other)
+                kvfs set k v1 $S
+                ls $M/.kvfs/history/k > /dev/null; [ -e $f ] || echo none
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k > /dev/null; jq -c .of $f; rm $f
+                kvfs history k $S > /dev/null; jq -c .of $f; rm $f
+                kvfs wait k --timeout 0.1 $S 2> /dev/null; jq -c .of $f; rm $f
+                kvfs unmount $M
+                kvfs wait k --timeout 0.1 $S 2> /dev/null; jq -c .of $f
+                kill -CONT \(other)
+                kvfs wait k --timeout 10 $S && echo waited; rm $f
+                kvfs history k $S > /dev/null; kvfs wait k --timeout 0 $S; [ -e $f ] || echo none
+                kill -CONT \(other)
+                """)
+            let id = "[\"\(one)\"]"
+            #expect(asked.output == "none\n\(id)\n\(id)\n\(id)\n\(id)\nwaited\nnone\n", "\(asked)")
         }
     }
 
@@ -111,8 +168,7 @@ struct DeliveryMountTests {
     @Test("a sequential overwrite on two mounts of one folder is no conflict")
     func sequentialIsNoConflict() throws {
         try withSandbox { sandbox in
-            try sandbox.mount("m", state: "state", options: "--device-name one")
-            try sandbox.mount("m2", state: "state2", options: "--device-name two")
+            try Self.mountOneAndTwo(sandbox)
             try sandbox.ok("echo light > $M/theme")
             #expect(try SharingTests.poll(sandbox, "cat $T/m2/theme", until: "light\n") == "light\n")
             try sandbox.ok("echo dark > $T/m2/theme")

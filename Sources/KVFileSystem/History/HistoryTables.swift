@@ -35,7 +35,7 @@ struct HistoryTables {
         let revision = store.historyRevision
         let now = ContinuousClock.now
         if let kept = listings[key], kept.revision == revision, now - kept.made < Self.listingLifetime { return kept }
-        let versions = store.history(forKey: key)
+        let versions = store.history(forKey: key, withDelivery: false)
         let listing = Listing(revision: revision, made: now, versions: versions,
                               indexByName: Dictionary(versions.indices.map { (versions[$0].name, $0) }, uniquingKeysWith: { first, _ in first }))
         if listings.count >= Self.listingsKept { listings.removeAll() }

@@ -51,6 +51,8 @@ public final class DeviceStore: Sendable {
     let compactor: Compactor
     /// What this device says of how far it has read the others, of what it adopted, and of its latest stamp.
     let progress: ProgressPublisher
+    /// What this device asks of the others while someone on it waits for delivery (`waiting.json`).
+    let waits: WaitAnnouncer
     /// The change log and everyone listening to the store.
     let notifier: ChangeNotifier
     /// What the log says of other devices' health.
@@ -153,6 +155,7 @@ public final class DeviceStore: Sendable {
         self.state = state
         compactor = Compactor(lock: state.compactionLock, turn: turn, warn: warn)
         progress = ProgressPublisher(sync: sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
+        waits = WaitAnnouncer(sync: sync, device: context.deviceID, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
         survey = FolderSurvey(sync: sync)
         ticker = Ticker()

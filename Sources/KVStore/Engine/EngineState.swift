@@ -44,7 +44,7 @@ struct EngineState {
         _ = merge(own, from: deviceID)
         journal.latest = latestAdmitted(own, of: deviceID)
         observePublishedProgress(lastOwnStamp: lastOwnStamp)
-        _ = readOtherDevices()
+        _ = readFolders()
     }
 
     var deviceID: DeviceID { context.deviceID }

@@ -18,15 +18,18 @@ extension DeviceStore {
     public var historyKeys: [StoreKey] { engine.withLock { $0.historyKeys() } }
 
     /// The versions of `key` within the retention, oldest first, without
-    /// their values (``value(of:)`` reads one); the current one says which
-    /// devices have read it (``KeyVersion/deliveredTo``, as ``deliveredTo(key:)``).
-    public func history(forKey key: StoreKey) -> [KeyVersion] {
+    /// their values (``value(of:)`` reads one). `withDelivery`, the current
+    /// one says which devices have read it (``KeyVersion/deliveredTo``, as
+    /// ``deliveredTo(key:)``, asking for it while an active device has not);
+    /// listings that do not show it (`.kvfs/history`) leave it out.
+    public func history(forKey key: StoreKey, withDelivery: Bool = true) -> [KeyVersion] {
+        guard withDelivery else { return engine.withLock { $0.keyVersions(of: key) } }
         let folders = survey.survey()
         let (versions, inputs) = engine.withLock { ($0.keyVersions(of: key), $0.statusInputs(present: folders.keys)) }
         return versions.map { version in
             guard version.isCurrent else { return version }
             var current = version
-            current.deliveredTo = inputs.devices(thatHaveRead: version.stamp, folders: folders).map(\.name)
+            current.deliveredTo = devices(thatHaveRead: version.stamp, inputs: inputs, folders: folders).map(\.name)
             return current
         }
     }
@@ -42,7 +45,7 @@ extension DeviceStore {
 
     /// The version of `key` that history names `name` (``KeyVersion/name``), if it is within the retention.
     public func version(named name: String, ofKey key: StoreKey) -> KeyVersion? {
-        history(forKey: key).first { $0.name == name }
+        history(forKey: key, withDelivery: false).first { $0.name == name }
     }
 
     /// The value of a version, read from the journal that holds it; nil for a removal.
@@ -92,7 +95,7 @@ extension DeviceStore {
         guard entry(forKey: key) == nil else {
             throw .noSuchVersion(key: key, reason: "'\(key)' is not removed (`kvfs restore` brings back any version)")
         }
-        guard let newest = history(forKey: key).last(where: { !$0.isRemoval }) else {
+        guard let newest = history(forKey: key, withDelivery: false).last(where: { !$0.isRemoval }) else {
             throw .noSuchVersion(key: key, reason: "its history holds no value of it (`kvfs history \(key)` lists what it holds)")
         }
         try restore(newest, forKey: key)

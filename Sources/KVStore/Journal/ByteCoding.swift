@@ -5,6 +5,7 @@ struct ByteWriter {
     var bytes: [UInt8] = []
 
     mutating func u8(_ value: UInt8) { bytes.append(value) }
+    mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func raw<C: Collection>(_ value: C) where C.Element == UInt8 { bytes.append(contentsOf: value) }
@@ -32,6 +33,12 @@ struct ByteReader {
         guard offset < bytes.count else { return nil }
         defer { offset += 1 }
         return bytes[offset]
+    }
+
+    mutating func u16() -> UInt16? {
+        guard offset + 2 <= bytes.count else { return nil }
+        defer { offset += 2 }
+        return UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
     mutating func u32() -> UInt32? {

@@ -41,6 +41,10 @@ final class DeviceFolderReader {
         var inOrder: Bool
         /// In a sealed folder, the segment's chain up to `offset` (nil at its start: its origin).
         var chain: RecordChain? = nil
+        /// Whether the last record read of the segment closes it (a snapshot
+        /// end in a segment, written as its device began a compaction): the
+        /// segment after it continues the journal, before its snapshot is there.
+        var closed = false
     }
 
     /// The snapshot generation read, or nil before any.
@@ -131,6 +135,14 @@ final class DeviceFolderReader {
                 break
             }
         }
+        // A closed segment goes on in the next, which its device began as it compacted: followed before the
+        // compaction's snapshot is there, so that a slow compaction delays no one's reads of the writes since.
+        while position.closed, listing.segments.contains(segmentGeneration + 1) {
+            if left == nil { left = position }
+            position = Position(generation: segmentGeneration + 1, offset: 0, tailOffset: 0, inOrder: position.inOrder)
+            if readsOnIntoLaterSegments && !listing.snapshots.contains(segmentGeneration) { foundUnfinishedCompaction = true }
+            guard readSegment(into: &batch) else { break }
+        }
         if folder.sealing != nil, let newestFile = (listing.segments + listing.snapshots).max(), newestFile < segmentGeneration {
             refuse(.rolledBack("its newest file is generation \(newestFile), generation \(segmentGeneration) was read already"),
                    in: folder.path, at: 0)
@@ -151,19 +163,31 @@ final class DeviceFolderReader {
         return batch
     }
 
-    /// Moves past the `bytes` this process has just appended to the segment
-    /// it follows, records stamped up to `latest` that it merged already: no
-    /// read of its own writes. (Unless a region before them is unsettled:
-    /// then the next read starts there again, and merging them twice changes nothing.)
-    /// In a sealed folder, `chain` is the segment's chain after them.
-    func advance(pastOwnAppend bytes: Int, latest: HLCTimestamp, chain: RecordChain?) {
+    /// Goes on from the end of what this process has just written to its
+    /// own folder, `writer`'s, stamped up to `latest`: records appended, which
+    /// it merged already, or a compaction begun (the segment it read to its
+    /// end closed, the next one begun). So it reads only what the device's
+    /// other processes write, never this process's own writes back. (Unless a
+    /// region before them is unsettled: then the next read starts there
+    /// again, and merging them twice changes nothing.) In a sealed folder it
+    /// takes the writer's chain with its offset.
+    func follow(_ writer: JournalWriter, latest: HLCTimestamp) {
         let settled = position.offset == position.tailOffset
-        position.tailOffset += bytes
         newest = max(newest ?? latest, latest)
-        guard settled else { return }
-        position.offset = position.tailOffset
-        position.chain = chain
-        if position.inOrder { contiguous = max(contiguous ?? latest, latest) }
+        if writer.generation > position.generation {
+            position = Position(generation: writer.generation, offset: writer.segmentBytes, tailOffset: writer.segmentBytes,
+                                inOrder: position.inOrder && settled, chain: writer.chain)
+            left = nil
+        } else if writer.generation == position.generation {
+            position.tailOffset = max(position.tailOffset, writer.segmentBytes)
+            if settled {
+                position.offset = position.tailOffset
+                position.chain = writer.chain
+            }
+        } else {
+            return
+        }
+        if position.inOrder && position.offset == position.tailOffset { contiguous = max(contiguous ?? latest, latest) }
     }
 
     /// Takes the newest whole snapshot newer than the one read, if any.
@@ -188,24 +212,15 @@ final class DeviceFolderReader {
         }
     }
 
-    /// Takes snapshot `generation`, closed by `end`, as read without reading
-    /// it: this process wrote it (its own compaction), and the merge and
-    /// history hold what it keeps already. Read again, a snapshot with a
-    /// full history is megabytes to read and decode after each compaction.
-    /// The reader goes on in the segment the compaction began: from its
-    /// start, read up to the snapshot's end as ``readNewestSnapshot(_:into:)``
-    /// leaves it, unless it had gone on into that segment already. A later
+    /// Takes snapshot `generation` as read without reading it: this process
+    /// wrote it (its own compaction, which moved this reader on into the
+    /// segment it began, ``follow(_:latest:)``), and the merge and history
+    /// hold what it keeps already. Read again, a snapshot with a full history
+    /// is megabytes to read and decode after each compaction. A later
     /// snapshot read meanwhile is left as it is.
-    func skipOwnSnapshot(_ generation: UInt64, end: HLCTimestamp) {
-        guard generation > (snapshotGeneration ?? 0), position.generation <= generation else { return }
+    func wrote(snapshot generation: UInt64) {
+        guard generation > (snapshotGeneration ?? 0), position.generation == generation else { return }
         snapshotGeneration = generation
-        if position.generation < generation {
-            position = Position(generation: generation, offset: 0, tailOffset: 0, inOrder: true)
-            left = nil
-            contiguous = end
-        } else {
-            contiguous = max(contiguous ?? end, end)
-        }
     }
 
     /// Reads the followed segment from where it was left; false when it is
@@ -243,6 +258,9 @@ final class DeviceFolderReader {
             return RecordLocation(generation: segmentGeneration, inSnapshot: false, offset: frame.lowerBound, length: frame.count)
         }
         for index in fresh { batch.latest = max(batch.latest ?? scan.records[index].stamp.time, scan.records[index].stamp.time) }
+        if let last = scan.records.last {
+            position.closed = scan.settledCount == scan.records.count && last.stamp.device == device && last.closesSegment
+        }
         if position.inOrder, let last = fresh.last(where: { $0 < scan.settledCount }) {
             contiguous = max(contiguous ?? scan.records[last].stamp.time, scan.records[last].stamp.time)
         }

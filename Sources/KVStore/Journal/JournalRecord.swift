@@ -58,6 +58,13 @@ public struct JournalRecord: Equatable, Sendable {
         self.bases = bases ?? Array(repeating: .unknown, count: operation.keys.count)
     }
 
+    /// Whether it is a snapshot end, which closes a snapshot, or in a
+    /// segment, the segment: its device went on in the next one as it began
+    /// a compaction (docs/format.md § Compaction).
+    var closesSegment: Bool {
+        if case .snapshotEnd = operation { true } else { false }
+    }
+
     /// The key changes this record makes: each key with its new value, or nil for removed.
     public var changes: [(key: StoreKey, value: PropertyListValue?)] {
         switch operation {

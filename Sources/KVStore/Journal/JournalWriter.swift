@@ -230,9 +230,10 @@ final class JournalWriter {
     /// The new segment exists before its snapshot, so at every moment the
     /// folder holds every record: until the snapshot is whole, the old
     /// snapshot and segment still stand beside the new segment; once it is,
-    /// the old files go. Other devices' readers follow the new segment only
-    /// then; this device's own reader reads both at a restart (a snapshot
-    /// that could not be written, see ``resnapshot(_:stamp:replacing:)``).
+    /// the old files go. The old segment ends with a close mark
+    /// (``closeSegment(with:)``), so readers follow the new segment at once,
+    /// before its snapshot is there (and this device's own reader at a
+    /// restart, when the snapshot could not be written: see ``resnapshot(_:copying:stamp:replacing:)``).
     func beginCompaction(_ current: [JournalRecord], copying copied: [StoredRecord] = [], stamp: Stamp) throws(KVStoreError) -> Compaction {
         _ = try writableHandle()
         // Opened afresh: the folder may have been removed, and is then made again.
@@ -240,6 +241,7 @@ final class JournalWriter {
         try claim?.confirm(in: handle)
         let next = generation + 1
         let file = try files.openForAppending(DeviceFolder.segmentName(next), in: handle)
+        closeSegment(with: stamp)
         let compaction = Compaction(folder: folder, handle: handle, claim: claim, generation: next,
                                     contents: Compaction.Contents(records: current, copied: copied, stamp: stamp),
                                     retired: segment, retiredPath: folder.segmentPath(generation))
@@ -252,6 +254,24 @@ final class JournalWriter {
         synced = appended  // what the old segment holds, the compaction makes durable
         retired = nil
         return compaction
+    }
+
+    /// Ends the segment with a snapshot end (its close mark), once the next
+    /// one is there: readers go on into the next before its snapshot is
+    /// written, so that a compaction, however slow, delays no one's reads of
+    /// the writes made meanwhile. A mark that cannot be written (a full disk)
+    /// is cut off again, and readers then wait for the snapshot instead; older
+    /// versions of kvfs read the mark as a record that changes nothing.
+    private func closeSegment(with stamp: Stamp) {
+        guard let segment else { return }
+        do throws(SystemCallError) {
+            let mark = frames(of: [JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 0))])[0]  // sealed in a sealed store
+            try segment.append(mark)
+            segmentBytes += mark.count
+            appended += 1
+        } catch {
+            try? segment.truncate(to: segmentBytes)
+        }
     }
 
     /// A compaction in place of `unfinished`, whose snapshot could not be

@@ -80,3 +80,20 @@ save("journal-frame", "checksum-bomb-1MiB", bytes(bomb))
 small = frame(record(2, b"\x01" + struct.pack("<q", 7)))
 save("journal-frame", "records-1MiB", small * (n // len(small)))
 save("journal-frame", "one-frame-flat-2^17", frame(record(2, flat)))
+
+
+def roster(members, epoch, name=b"n" * 64, store=b"s" * 64):
+    """A roster version's bytes (docs/sealed.md § Roster); the signature is not checked by the decoder."""
+    body = b"KVROSTER\x01" + bytes([len(store)]) + store + struct.pack("<Q", 2) + b"\x07" * 32 + struct.pack("<I", epoch)
+    body += struct.pack("<H", members)
+    for i in range(members):
+        body += bytes([2 if i == 0 else 1]) + struct.pack("<Q", i) * 2 + bytes([len(name)]) + name + b"\x09" * (64 + 92)
+    earlier = b"" if epoch == 1 else b"\x0b" * (28 + 32 * (epoch - 1))
+    return body + struct.pack("<H", len(earlier)) + earlier + b"\x00" * 16 + b"\x0c" * 64
+
+
+save("roster", "at-limits-256-members-1024-epochs", roster(256, 1024))
+save("roster", "past-limits-257-members", roster(257, 1))
+save("roster", "past-limits-1025-epochs", roster(2, 1025))
+save("pairing", "request-longest", b"KVPAIRRQ\x01" + bytes([64]) + b"s" * 64 + b"\x01" * 16 + bytes([64]) + b"n" * 64 + b"\x02" * 96)
+save("pairing", "accept", b"KVPAIRAC\x01" + bytes([36]) + b"s" * 36 + b"\x01" * 16 + struct.pack("<Q", 2) + b"\x03" * 64)

@@ -167,9 +167,6 @@ final class SimulatedCluster {
             let value = PropertyListValue.string("s\(random.next() % 1000)")
             step("\(device.name) sets \(key) = \(value)") { try store.set(value, forKey: key) }
         }
-        // A compaction the write made due runs after it returns, on the compactor's queue: the schedule
-        // takes it as part of the write, so that what the folders hold at each step is the seed's alone.
-        store.compactor.waitUntilIdle()
     }
 
     private func refresh(_ device: SimulatedDevice) {

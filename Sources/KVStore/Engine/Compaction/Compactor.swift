@@ -18,7 +18,8 @@ import Synchronization
 ///    unfinished: done again in place with what the store holds then (its
 ///    removals since make it smaller) before each append, every second and
 ///    at close, until it is. This device's writes meanwhile go to the new
-///    segment, which other devices follow only once its snapshot is there.
+///    segment, which readers follow at once: the old one ends with a close
+///    mark (``JournalWriter/beginCompaction(_:copying:stamp:)``).
 ///
 /// Its phase, and the device's compaction lock (``StateDirectory``: the
 /// device's processes compact one at a time), are held from the first step
@@ -282,9 +283,7 @@ final class Compactor: Sendable {
             let located = try compaction.finish()
             engine.withLock { state in
                 state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located)
-                if state.journal.reader.folder.path == compaction.folder.path {
-                    state.journal.reader.skipOwnSnapshot(generation, end: stamp)  // not after an account change: another folder
-                }
+                state.journal.wroteSnapshot(generation, of: compaction.folder.path)
             }
             phase = .idle
             return .written(stamp: stamp, generation: generation)
@@ -296,7 +295,7 @@ final class Compactor: Sendable {
                 return .failed
             }
             if case .idle = phase {
-                warn("compacting the journal could not write its snapshot (\(error)); this device's writes since reach other devices once it can, and kvfs tries again every second")
+                warn("compacting the journal could not write its snapshot (\(error)); the journal goes on in its next segment, which other devices read, and kvfs tries again every second")
             }
             phase = .unfinished(compaction)
             return .unfinished
@@ -314,7 +313,7 @@ final class Compactor: Sendable {
             let compaction = if let unfinished {
                 try state.journal.writer.resnapshot(snapshot.written, copying: snapshot.copied, stamp: stamp, replacing: unfinished)
             } else {
-                try state.journal.writer.beginCompaction(snapshot.written, copying: snapshot.copied, stamp: stamp)
+                try state.journal.beginCompaction(snapshot.written, copying: snapshot.copied, stamp: stamp)
             }
             state.journal.latest = stamp.time
             _ = state.noteVisibleChanges(state.merged.replace(recordsIn: state.deviceID, with: snapshot.merged))

@@ -8,10 +8,12 @@ import Synchronization
 /// itself, in its state directory, its latest stamp, which its clock starts
 /// past even should its folder be gone.
 ///
-/// Progress is published soon after this device reads other devices' new
-/// records (``publishPromptly(_:then:)``), so that a writer waiting for
-/// delivery (`kvfs wait`) learns within a fraction of a second; the rest of
-/// the time, now and then.
+/// Progress is published now and then; and, while another device waits for
+/// delivery (`kvfs wait`: its ``WaitSignal``), soon after this device reads
+/// new records of the devices it waits for (``publishPromptly(of:_:then:)``),
+/// so that the waiter learns within a fraction of a second. Not while nobody
+/// waits: each publication is a change for the synchronizer, which starts its
+/// pause between two messages (Syncthing's 250 ms), and the next write waits it out.
 ///
 /// Every file is written (and fsync'ed) without the store's lock, one writer
 /// at a time: what to write is taken under the store's lock from within
@@ -41,6 +43,8 @@ final class ProgressPublisher: Sendable {
         var notedOwnStamp: HLCTimestamp?
         /// Whether a prompt publication is on its way.
         var promptPending = false
+        /// The devices it publishes what this device read of, when what that says moved.
+        var promptAwaited: Set<DeviceID> = []
     }
 
     /// - Parameter notedOwnStamp: the stamp the state directory holds already.
@@ -78,22 +82,27 @@ final class ProgressPublisher: Sendable {
     }
 
     /// Publishes `current()` soon, if how far it says this device has read
-    /// others moved since the last publication (a publication that only
-    /// another device's reading could set off would set off the other's in
-    /// turn): at once when the last one is at least ``promptInterval`` old,
-    /// else that long after it, on a queue of its own. Then calls `published`
-    /// (whoever carries this device's folder to other machines).
-    func publishPromptly(_ current: @escaping @Sendable () -> ReadProgress?, then published: @escaping @Sendable () -> Void) {
+    /// one of the `awaited` devices moved since the last publication (a
+    /// publication that only another device's reading could set off would
+    /// set off the other's in turn): at once when the last one is at least
+    /// ``promptInterval`` old, else that long after it, on a queue of its
+    /// own. Then calls `published` (whoever carries this device's folder to
+    /// other machines). Calls while one is on its way add their devices to it.
+    func publishPromptly(of awaited: Set<DeviceID>, _ current: @escaping @Sendable () -> ReadProgress?,
+                         then published: @escaping @Sendable () -> Void) {
         let delay: TimeInterval? = state.withLock { state in
-            guard state.interval.isFinite, !state.promptPending else { return nil }
+            guard state.interval.isFinite else { return nil }
+            state.promptAwaited.formUnion(awaited)
+            guard !state.promptPending else { return nil }
             state.promptPending = true
             return max(0, Self.promptInterval - Date().timeIntervalSince(state.publishedAt))
         }
         guard let delay else { return }
         queue.asyncAfter(deadline: .now() + delay) { [self] in
             let didPublish = state.withLock { state in
-                state.promptPending = false
-                guard let progress = current(), progress.read != state.published?.read else { return false }
+                let awaited = state.promptAwaited
+                (state.promptPending, state.promptAwaited) = (false, [])
+                guard let progress = current(), awaited.contains(where: { progress.read[$0] != state.published?.read[$0] }) else { return false }
                 return publish(&state, heartbeat: false) { progress }
             }
             if didPublish { published() }

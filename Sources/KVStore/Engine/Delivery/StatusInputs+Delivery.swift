@@ -23,11 +23,18 @@ extension StatusInputs {
         let own = merged.folders[deviceID] ?? [:]
         let versions = keys.map { $0.compactMap { own[$0] } } ?? Array(own.values)
         guard let latest = versions.map(\.stamp).filter({ $0.device == deviceID }).max() else { return [] }
-        return byName(known.filter { device in
+        return activeDevices(lacking: latest, folders: folders, now: now, staleAfter: staleAfter)
+    }
+
+    /// The devices counted as active in the status at `now` that have not
+    /// read the version stamped `stamp` (its writer has), by name.
+    func activeDevices(lacking stamp: Stamp, folders: [DeviceID: FolderSurvey.Seen], now: Date,
+                       staleAfter: TimeInterval) -> [DeviceInfo] {
+        byName(known.filter { device in
             let folder = folders[device]
             let silence = folder?.lastChange.map { now.timeIntervalSince($0) }
-            return state(of: device, folder: folder, silence: silence, staleAfter: staleAfter) == .active
-                && !((folder?.progress?.read[deviceID]).map { $0 >= latest.time } ?? false)
+            return device != stamp.device && state(of: device, folder: folder, silence: silence, staleAfter: staleAfter) == .active
+                && !((folder?.progress?.read[stamp.device]).map { $0 >= stamp.time } ?? false)
         }, folders)
     }
 

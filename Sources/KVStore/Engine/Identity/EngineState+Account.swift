@@ -47,7 +47,7 @@ extension EngineState {
         } catch {
             warn("cannot write to the new store: \(error)")
         }
-        _ = readOtherDevices()
+        _ = readFolders()
         _ = merged.takeLostWrites()  // AccountChange tells of every key: a conflict line would be no news
         let changed = noteVisibleChanges(before.union(merged.visible.keys))
         return NewStoreID(storeID: id, change: StoreChange(reason: .accountChange, keys: Array(changed)))

@@ -41,16 +41,14 @@ extension DeviceStore {
         }
         if ownFolderGone { writeOwnFolderAgain() }
         let setAsideBefore = engine.withLock { $0.merged.setAside }
-        let own = engine.withLock { $0.readOwnFolder() }  // what the device's other processes wrote
-        var read = readOtherDevices(onlyChangedFolders: onlyChangedFolders)
-        read.changed.formUnion(own)
+        let read = readFolders(onlyChangedFolders: onlyChangedFolders)
         var keys = read.changed
         if !read.vanished.isEmpty { keys.formUnion(adoptVanished(read.vanished)) }
         let newlySetAside = engine.withLock { state in
             state.folders.lastSyncTime = Date()
             return state.merged.setAside.subtracting(setAsideBefore)
         }
-        publishProgressPromptly()
+        publishProgressPromptly(of: read.awaited)
         var changes: [StoreChange] = []
         if !keys.isEmpty { changes.append(StoreChange(reason: .serverChange, keys: Array(keys))) }
         if !newlySetAside.isEmpty { changes.append(StoreChange(reason: .quotaViolationChange, keys: Array(newlySetAside))) }
@@ -59,15 +57,18 @@ extension DeviceStore {
         return changes.first
     }
 
-    /// Reads the other devices' folders (``EngineState/readOtherDevices()``),
-    /// one at a time: the survey of the folders is made without the lock.
-    private func readOtherDevices(onlyChangedFolders: Bool) -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
+    /// Reads the device folders (``EngineState/readFolders()``), one at a
+    /// time: the survey of the folders is made without the lock. Also returns
+    /// the devices whose records another device's standing request waits to
+    /// see read (``WaitSignal``).
+    private func readFolders(onlyChangedFolders: Bool) -> (changed: Set<StoreKey>, vanished: [DeviceID], awaited: Set<DeviceID>) {
         let folders = survey.survey()
         var changed = engine.withLock { $0.releaseHeldBack() }
         for (device, seen) in folders {
             changed.formUnion(engine.withLock { $0.read(device, seen: seen, onlyIfChanged: onlyChangedFolders) })
         }
-        return engine.withLock { $0.finishReading(present: Array(folders.keys), changed: changed) }
+        let read = engine.withLock { $0.finishReading(present: Array(folders.keys), changed: changed) }
+        return (read.changed, read.vanished, WaitSignal.awaited(in: folders, besides: deviceID, at: Date()))
     }
 
     /// Someone removed this device's folder (or a synchronizer carried its

@@ -2,21 +2,23 @@ import Foundation
 
 /// Reading the device folders, and saying how far this device has read them.
 extension EngineState {
-    /// Reads every other device's new records, and applies the adoptions the
-    /// folders publish. Returns the keys whose visible entry changed, and
+    /// Reads every folder's new records (this device's own: what its other
+    /// processes appended), and applies the adoptions the folders publish. Returns the keys whose visible entry changed, and
     /// the devices whose folders vanished without anyone retiring them: the
     /// store keeps what they held (``DeviceStore/adoptVanished(_:)``) once it
     /// has let go of the lock, for that takes a compaction. A refresh does
     /// the same folder by folder (``DeviceStore/refresh(onlyChangedFolders:)``).
-    mutating func readOtherDevices() -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
+    mutating func readFolders() -> (changed: Set<StoreKey>, vanished: [DeviceID]) {
         let present = sync.devices()
         var changed = releaseHeldBack()
         for device in present { changed.formUnion(read(device)) }
         return finishReading(present: present, changed: changed)
     }
 
-    /// Reads another device's new records, and what its folder says it
-    /// adopted. `seen` is the folder as a survey saw it just now, if one
+    /// Reads a device's new records, and what its folder says it adopted:
+    /// another device's through its reader in the folders' view, this
+    /// device's own through its own journal (what its other processes
+    /// appended: ``readOwnFolder()``). `seen` is the folder as a survey saw it just now, if one
     /// did: the name it gives its device is the one in force (a device
     /// renamed with `--device-name` is shown by its new name here too); with
     /// `onlyIfChanged`, the folder is read only when it changed since its
@@ -24,7 +26,7 @@ extension EngineState {
     mutating func read(_ device: DeviceID, seen: FolderSurvey.Seen? = nil, onlyIfChanged: Bool = false) -> Set<StoreKey> {
         guard !isClosed else { return [] }
         if let name = seen?.name { folders.rename(device, to: name) }
-        guard device != deviceID else { return [] }
+        if device == deviceID { return readOwnFolder() }
         let known = folders.readers[device]
         if onlyIfChanged, let seen, known?.readAt == seen.fingerprint { return [] }
         if folders.names[device] == nil { _ = displayName(of: device) }  // remembered, should its folder go

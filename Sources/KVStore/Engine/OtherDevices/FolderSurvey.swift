@@ -11,8 +11,8 @@ import SystemPackage
 ///
 /// A survey is incremental: a folder whose own status did not change holds
 /// the same names, so only their status is looked at again (an empty folder
-/// costs one `fstatat`), and `progress.json` and `device.json` are read
-/// again only when theirs changed. A file written, replaced, grown or
+/// costs one `fstatat`), and `progress.json`, `device.json` and
+/// `waiting.json` are read again only when theirs changed. A file written, replaced, grown or
 /// touched changes its status (its inode, size, modification or status-change
 /// time); on a network filesystem the status may lag behind the files, which
 /// is why a store that polls a folder changed from elsewhere reads every
@@ -31,6 +31,8 @@ final class FolderSurvey: Sendable {
         var progress: ReadProgress?
         /// The name its device gave itself (`device.json`), if any may be shown.
         var name: String?
+        /// What someone on its device waits to see read (`waiting.json`), if it asked, with when the file arrived.
+        var waiting: WaitSignal?
         /// The newest status change (ctime) of its files, which a synchronizer cannot set back.
         var lastChange: Date?
     }
@@ -103,8 +105,13 @@ final class FolderSurvey: Sendable {
             fingerprint: fingerprint, settled: settled,
             progress: unchanged(ReadProgress.fileName) ? before?.progress : sync.progress(in: folder),
             name: unchanged(SyncDirectory.nameFile) ? before?.name : sync.name(in: folder),
-            lastChange: fingerprint.entries.values.map(\.changed).max().map { Date(timeIntervalSince1970: Double($0) / 1e9) })
+            waiting: unchanged(WaitSignal.fileName) ? before?.waiting
+                : sync.waitSignal(in: folder, arrived: fingerprint.entries[WaitSignal.fileName].map { Self.date($0.changed) }),
+            lastChange: fingerprint.entries.values.map(\.changed).max().map(Self.date))
     }
+
+    /// A file time (nanoseconds since 1970) as a date.
+    private static func date(_ nanoseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(nanoseconds) / 1e9) }
 
     /// The time now, in nanoseconds since 1970, as file times are.
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1e9) }

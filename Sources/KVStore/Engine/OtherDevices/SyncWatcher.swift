@@ -112,11 +112,10 @@ public final class SyncWatcher: Sendable {
             defer { watched = status.flatMap { FolderSurvey.now() - $0.changed > FolderSurvey.settling ? $0 : nil } }
             return watched != status
         }) else { return }
-        let folders = store.sync.devices().filter { $0 != store.deviceID }.map { devices + "/" + $0.hex }
-        for path in [devices] + folders {
+        for path in [devices] + store.sync.devices().map({ devices + "/" + $0.hex }) {
             _ = try? inotify.watch(path, for: changes.union([.dontFollow, .onlyDirectory]))
         }
-        watchOwnFolder(leased: store.turn.isLeasedNow)
+        watchOwnFolder(leased: store.turn.isLeasedNow)  // its events are the lease's to say
     }
 
     /// The events a folder is watched for.

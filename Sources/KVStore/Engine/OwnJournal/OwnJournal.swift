@@ -30,16 +30,30 @@ struct OwnJournal {
         var setAside: Set<StoreKey> = []
     }
 
-    /// Appends `records` in one write(2), and moves the reader past them,
-    /// when it reads the segment they went to: it need not read again what
-    /// this process wrote. Returns where each record lies.
+    /// Appends `records` in one write(2), and moves the reader past them: it
+    /// need not read again what this process wrote. Returns where each record lies.
     mutating func append(_ records: [JournalRecord]) throws(KVStoreError) -> [RecordLocation] {
         let locations = try writer.append(records)
         latest = records.last?.stamp.time ?? latest
-        if let latest, reader.segmentGeneration == writer.generation {
-            reader.advance(pastOwnAppend: locations.reduce(0) { $0 + $1.length }, latest: latest, chain: writer.chain)
-        }
+        if let latest { reader.follow(writer, latest: latest) }
         return locations
+    }
+
+    /// Begins a compaction (``JournalWriter/beginCompaction(_:copying:stamp:)``):
+    /// the segment closed, appends going to the next one from now on, and
+    /// the reader with them.
+    mutating func beginCompaction(_ current: [JournalRecord], copying copied: [StoredRecord], stamp: Stamp) throws(KVStoreError) -> JournalWriter.Compaction {
+        let compaction = try writer.beginCompaction(current, copying: copied, stamp: stamp)
+        latest = stamp.time
+        reader.follow(writer, latest: stamp.time)
+        return compaction
+    }
+
+    /// Notes that this process's compaction wrote snapshot `generation` of
+    /// the folder at `path`: the reader takes it as read (unless the folder
+    /// is another since, after an account change).
+    mutating func wroteSnapshot(_ generation: UInt64, of path: String) {
+        if reader.folder.path == path { reader.wrote(snapshot: generation) }
     }
 
     /// Notes the latest stamp of this device's read in its folder, written by another of its processes.

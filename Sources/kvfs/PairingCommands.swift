@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import KVStore
+
+/// `kvfs pair`: on a member of a sealed store, shows a one-time code and adds the machine that types it.
+struct PairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair", abstract: "Add a new machine to a sealed store: show a one-time code to type there.",
+        discussion: """
+            Run on a machine that is a member of the sealed store. It prints a code of 16 words, then waits: on the \
+            new machine, run kvfs join and type the code. The two machines talk only through the sync directory \
+            (the synchronizer must carry it both ways). Once the new machine has asked with the code, this one adds it \
+            to the roster, hands it the store key, and ends once the new machine has taken it. A code serves once.
+            """)
+    @Option(help: "How long to wait for the new machine, in seconds.") var timeout: Int = 600
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        guard timeout > 0 else { throw CommandError.usage("--timeout must be a positive number of seconds") }
+        let membership = Membership(syncDirectory: try store.syncURL, stateDirectory: try store.stateURL)
+        let code = try membership.startPairing()
+        // Unbuffered: the person (or a script) needs the code while this waits.
+        FileHandle.standardOutput.write(Data("""
+            On the new machine, run kvfs join (with its --store or --sync-dir) and type this code:
+            \(code.words)
+
+            """.utf8))
+        let joined = try membership.completePairing(code, timeout: .seconds(timeout))
+        print("paired \(joined.name) (\(joined.id))")
+    }
+}
+
+/// `kvfs join`: on a new machine, joins a sealed store with the code `kvfs pair` shows on a member,
+/// or with the recovery key when no member is left.
+struct JoinCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "join", abstract: "Join this machine to a sealed store, with the code kvfs pair shows on a member.",
+        discussion: """
+            Reads the code (16 words) from standard input, asks the member through the sync directory, and waits \
+            for its answer. With --recovery-key it reads the store's recovery key (32 words) instead and joins \
+            without any member: for when every machine of the store is lost.
+            """)
+    @Flag(help: "Read the store's recovery key instead of a pairing code.") var recoveryKey = false
+    @Option(help: "How long to wait for the member, in seconds.") var timeout: Int = 600
+    @Option(help: "This machine's name in the roster (default: the host name).") var deviceName: String?
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        guard timeout > 0 else { throw CommandError.usage("--timeout must be a positive number of seconds") }
+        let membership = Membership(syncDirectory: try store.syncURL, stateDirectory: try store.stateURL)
+        let name = try deviceName.map { name in
+            do { return try DeviceName.validate(name) } catch { throw CommandError.usage("\(error)") }
+        } ?? ProcessInfo.processInfo.hostName
+        if isatty(STDIN_FILENO) != 0 {
+            FileHandle.standardError.write(Data((recoveryKey ? "Recovery key (32 words): " : "Code (16 words): ").utf8))
+        }
+        let typed = readLine() ?? ""
+        let version = recoveryKey
+            ? try membership.recover(with: RecoveryKey(words: typed), deviceName: name)
+            : try membership.join(code: PairingCode(words: typed), deviceName: name, timeout: .seconds(timeout))
+        print("joined: this machine is a member of the sealed store (roster version \(version))")
+    }
+}
