@@ -69,7 +69,8 @@ let package = Package(
         ]),
         // A Swift program that uses `.default` as an app does; MountTests runs copies of it as apps of their own.
         .executableTarget(name: "kvfs-store-probe", dependencies: ["KVStore", "TestSupport"], path: "Tests/Programs/StoreProbe"),
-        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", "LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "KVStoreTests", dependencies: ["KVStore", "LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
+                                                 .product(name: "Crypto", package: "swift-crypto")]),
         // Seed 002 (an app with its own `KeyValueStore` and `InMemoryKeyValueStore`)
         // as an app module and its tests, each importing KVStore too: the name
         // clash issue 9 item 8 is about needs modules of their own.
@@ -82,7 +83,7 @@ let package = Package(
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         // The fuzz targets' oracles (Tests/Fuzz/*.swift but the fuzz binary's entry point) over the corpus,
         // the crashers and the samples; mount-scripts/fuzz.sh compiles the same files with libFuzzer.
-        .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport"], path: "Tests/Fuzz",
+        .testTarget(name: "FuzzTests", dependencies: ["KVStore", "TestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/Fuzz",
                     exclude: ["Support.swift", "Measure", "corpus", "crashers", "samples"]),
         .testTarget(name: "KVFileSystemTests", dependencies: ["KVFileSystem", "FUSEKit", "KVStore"]),
         // The README's and docs/'s links and anchors, and the sections code cites, checked.

@@ -21,12 +21,17 @@
 # 10. a write's cost as history grows (kvfs-bench history-writes): 200,000 writes of small integers
 #     with the default retention, in InMemoryKeyValueStore, through the library on disk and through
 #     a mount, the time per write at 1k, 10k, 100k and 200k versions.
+# 11. what sealing costs (Tests/KVStoreTests/Sealing/SealedCostTests.swift, the test build): the same
+#     store plain and sealed in one run: KVFS_SEALED_WRITES (20000) writes and reads through the library,
+#     and opening a store whose other device's journal holds KVFS_SEALED_RECORDS (10^6) records, with
+#     each signature checked and with the last of each read alone (docs/sealed.md § Checking signatures).
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 #        KVFS_BENCH_ONLY=fsops mount-scripts/benchmark.sh     (sections 1 to 3: the before-and-after comparison)
 #        KVFS_BENCH_ONLY=scale mount-scripts/benchmark.sh     (section 9 alone; KVFS_SCALE_MB=200)
 #        KVFS_BENCH_ONLY=history-writes mount-scripts/benchmark.sh   (section 10 alone; KVFS_BENCH_WRITES=200000)
+#        KVFS_BENCH_ONLY=sealed mount-scripts/benchmark.sh   (section 11 alone; -c release with KVFS_SEALED_CONFIGURATION=release)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -98,6 +103,17 @@ scale() {  # section 9: the scale test's long form
     echo "load average at start of the scale test: $(cut -d' ' -f1-3 /proc/loadavg)"
     KVFS_SCALE_MB=${KVFS_SCALE_MB:-200} swift test --filter 'KVStoreTests.ScaleTests' 2>&1 | grep -E '^scale:|Test run with'
 }
+sealed() {  # section 11: what sealing costs
+    echo "load average at start of the sealed costs: $(cut -d' ' -f1-3 /proc/loadavg)"
+    KVFS_SEALED_WRITES=${KVFS_SEALED_WRITES:-20000} KVFS_SEALED_RECORDS=${KVFS_SEALED_RECORDS:-1000000} \
+        swift test ${KVFS_SEALED_CONFIGURATION:+-c "$KVFS_SEALED_CONFIGURATION"} --filter 'KVStoreTests.SealedCostTests' 2>&1 \
+        | grep -E '^sealed:|Test run with'
+}
+if [ "${KVFS_BENCH_ONLY:-}" = sealed ]; then  # section 11 alone
+    sealed
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
 if [ "${KVFS_BENCH_ONLY:-}" = scale ]; then  # section 9 alone
     scale
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -328,4 +344,6 @@ echo
 scale
 echo
 history_writes
+echo
+sealed
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs kvfs's libFuzzer targets: binary-plist, xml-plist,
-# journal-frame, record, roster and pairing (Tests/Fuzz/<target>.swift, compiled with the
+# journal-frame, record, sealed-frame, roster and pairing (Tests/Fuzz/<target>.swift, compiled with the
 # KVStore sources they drive into one binary with `swiftc -sanitize=fuzzer,address`).
 #
 # Usage:
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz=$root/Tests/Fuzz
 build=$root/.build/fuzz
 binary=$build/kvfs-fuzz
-all_targets=(binary-plist xml-plist journal-frame record roster pairing)
+all_targets=(binary-plist xml-plist journal-frame record sealed-frame roster pairing)
 
 # The KVStore sources the targets need (values, records and their framing),
 # compiled with the targets into one module: the rest of KVStore (the engine,
@@ -28,7 +28,23 @@ all_targets=(binary-plist xml-plist journal-frame record roster pairing)
 k=$root/Sources/KVStore
 kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift "$k"/Keys/StoreKey.swift "$k"/Keys/StringKeyedDictionary.swift) $k/Engine/Merge/HybridLogicalClock.swift $k/Engine/Identity/DeviceID.swift
     $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame WriteBase; do echo "$k/Journal/$f.swift"; done)
+    $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener; do echo "$k/Sealing/Records/$f.swift"; done)
     $k/Sealing/Membership/RosterVersion.swift $k/Sealing/Membership/PairingMessage.swift"
+
+# swift-crypto (the sealed frames' ChaChaPoly, SHA-256 and Ed25519) as `swift build --build-tests` built it:
+# its modules (linked into a folder of their own: KVStore's module beside them would be imported instead of the
+# sources), the C headers they import, and its objects, linked in without the sanitizers (kvfs's code is what is fuzzed).
+debug=$root/.build/debug
+checkouts=$root/.build/checkouts
+[ -d "$debug/Modules/Crypto.swiftmodule" ] || [ -f "$debug/Modules/Crypto.swiftmodule" ] \
+    || { echo "fuzz.sh: build the package first (swift build --build-tests): the sealed-frame target needs swift-crypto" >&2; exit 2; }
+mkdir -p "$build/modules"
+for m in Crypto CryptoBoringWrapper SystemPackage; do ln -sfn "$debug/Modules/$m.swiftmodule" "$build/modules/"; done
+crypto_flags="-I $build/modules -lstdc++
+    -Xcc -I$checkouts/swift-crypto/Sources/CCryptoBoringSSL/include -Xcc -I$checkouts/swift-crypto/Sources/CCryptoBoringSSLShims/include
+    -Xcc -I$checkouts/swift-system/Sources/CSystem/include
+    $(for t in Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims CXKCP CXKCPShims SystemPackage CSystem; do
+        find "$debug/$t.build" -name '*.o'; done | tr '\n' ' ')"
 
 mode=fuzz
 if [ "${1:-}" = "--check" ]; then mode=check; shift; fi
@@ -36,7 +52,7 @@ if [ "${1:-}" = "--measure" ]; then
     measure=$root/.build/fuzz/kvfs-measure
     mkdir -p "$(dirname "$measure")"
     # shellcheck disable=SC2086
-    swiftc -O -wmo -suppress-warnings -module-name KVStoreFuzz -o "$measure" $kvstore_sources "$fuzz"/*.swift "$fuzz/Measure/main.swift"
+    swiftc -O -wmo -suppress-warnings -module-name KVStoreFuzz -o "$measure" $crypto_flags $kvstore_sources "$fuzz"/*.swift "$fuzz/Measure/main.swift"
     cases=$(mktemp -d /tmp/kvfs-fuzz-worst-XXXXXX)
     python3 "$fuzz/Measure/worst-cases.py" "$cases"
     for t in "${all_targets[@]}"; do
@@ -66,7 +82,7 @@ if [ ! -x "$binary" ] || [ -n "$(find $sources -newer "$binary" | head -1)" ]; t
     echo "fuzz.sh: building $binary"
     # shellcheck disable=SC2086
     if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -suppress-warnings -module-name KVStoreFuzz \
-            -o "$binary.tmp" $sources 2> "$build/build.log"; then
+            -o "$binary.tmp" $crypto_flags $sources 2> "$build/build.log"; then
         if grep -q "sanitize=fuzzer\|libclang_rt.fuzzer" "$build/build.log"; then
             echo "fuzz.sh: skipped: this toolchain cannot build libFuzzer targets (see $build/build.log)"
             exit 0

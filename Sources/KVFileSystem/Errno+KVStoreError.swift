@@ -18,6 +18,7 @@ extension Errno {
         case .io, .clockOutOfRange: .EIO
         case .diskFull: .ENOSPC
         case .retireRefused: .EPERM
+        case .notMember: .EACCES
         }
     }
 }

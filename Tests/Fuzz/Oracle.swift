@@ -13,6 +13,7 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) throws(OracleFailur
     "xml-plist": fuzzXMLPropertyList,
     "journal-frame": fuzzJournalFrames,
     "record": fuzzRecord,
+    "sealed-frame": fuzzSealedFrames,
     "roster": fuzzRoster,
     "pairing": fuzzPairing,
 ]

@@ -5,7 +5,8 @@ import Foundation
 /// A store on `sync` as the device whose state lives in `root/<device>`, quiet about warnings.
 func openStore(_ root: TemporaryFolder, device: String, sync: String = "sync",
                clock: HybridLogicalClock = HybridLogicalClock()) throws -> DeviceStore {
-    try DeviceStore(syncDirectory: root.sub(sync), stateDirectory: root.sub("state-\(device)"),
+    TestSealing.installIfAsked()
+    return try DeviceStore(syncDirectory: root.sub(sync), stateDirectory: root.sub("state-\(device)"),
                     deviceName: device, clock: clock, warn: { _ in })
 }
 

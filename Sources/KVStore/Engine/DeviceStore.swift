@@ -131,6 +131,10 @@ public final class DeviceStore: Sendable {
             let claim = WriterClaim(statePath: state.path, stateInode: state.inode, nonce: session ?? "")
             let deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
             let storeID = try sync.createStoreIfNeeded(for: deviceID)
+            // A sealed store's folders seal and check their records with its keys (docs/sealed.md).
+            let sealing = StoreSealing.source.withLock { $0 }?(state.path, sync.path, deviceID, storeID)
+            if sealing == nil, sync.sealedFolder(other: deviceID) != nil { throw .notMember(path: sync.path) }
+            let sync = sync.sealed(by: sealing)
             let context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),
                                        sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)
             // The own folder is read before the writer opens it: the reader finds where its whole records end.

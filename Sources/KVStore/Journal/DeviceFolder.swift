@@ -22,11 +22,14 @@ struct DeviceFolder: Sendable {
     private let root: HeldFolder
     /// False when the store was opened read-only: the folder is then never created or written.
     var isWritable: Bool { root.isWritable }
+    /// A sealed store's keys: its records are sealed and checked (``SealedRecord``); nil for a plain store.
+    let sealing: StoreSealing?
 
-    /// The folder `devices/<name>` of the sync directory `root`.
-    init(in root: HeldFolder, name: String) {
+    /// The folder `devices/<name>` of the sync directory `root`, sealed by `sealing` (nil: plain).
+    init(in root: HeldFolder, name: String, sealing: StoreSealing? = nil) {
         self.root = root
         self.name = name
+        self.sealing = sealing
         path = root.path + "/devices/" + name
     }
 
@@ -57,11 +60,12 @@ struct DeviceFolder: Sendable {
     /// ``RecordFrame/scan(_:from:)`` scans bytes, but read a window at a time
     /// (``RecordFrame/Scanner``): a file of any size is read whole, holding
     /// at most one window of its bytes. Nil when it or the folder does not exist.
-    func scanFrames(_ name: String, from offset: Int) throws(KVStoreError) -> RecordFrame.Scan? {
+    /// A sealed file's frames are opened by `opener`, whose chain has reached `offset`.
+    func scanFrames(_ name: String, from offset: Int, opener: SealedFileOpener? = nil) throws(KVStoreError) -> RecordFrame.Scan? {
         guard let folder = try open(), let file = try folder.openFile(name, .readOnly) else { return nil }
         defer { try? file.close() }
         let size = Int((try? file.stat())?.size ?? 0)
-        var scanner = RecordFrame.Scanner(from: offset, end: max(size, offset))
+        var scanner = RecordFrame.Scanner(from: offset, end: max(size, offset), opener: opener)
         // One window's room, or less for a file's short tail (what a read of new appends mostly is).
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(RecordFrame.window, max(size - offset, 0)), alignment: 1)
         defer { buffer.deallocate() }

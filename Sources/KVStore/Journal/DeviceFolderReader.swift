@@ -39,6 +39,8 @@ final class DeviceFolderReader {
         /// Whether reading started from a known beginning (a snapshot, or the
         /// first segment) and has had no gap since.
         var inOrder: Bool
+        /// In a sealed folder, the segment's chain up to `offset` (nil at its start: its origin).
+        var chain: RecordChain? = nil
         /// Whether the last record read of the segment closes it (a snapshot
         /// end in a segment, written as its device began a compaction): the
         /// segment after it continues the journal, before its snapshot is there.
@@ -141,6 +143,10 @@ final class DeviceFolderReader {
             if readsOnIntoLaterSegments && !listing.snapshots.contains(segmentGeneration) { foundUnfinishedCompaction = true }
             guard readSegment(into: &batch) else { break }
         }
+        if folder.sealing != nil, let newestFile = (listing.segments + listing.snapshots).max(), newestFile < segmentGeneration {
+            refuse(.rolledBack("its newest file is generation \(newestFile), generation \(segmentGeneration) was read already"),
+                   in: folder.path, at: 0)
+        }
         while readsOnIntoLaterSegments, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
             position = Position(generation: next, offset: 0, tailOffset: 0, inOrder: position.inOrder)
             foundUnfinishedCompaction = true
@@ -163,17 +169,21 @@ final class DeviceFolderReader {
     /// end closed, the next one begun). So it reads only what the device's
     /// other processes write, never this process's own writes back. (Unless a
     /// region before them is unsettled: then the next read starts there
-    /// again, and merging them twice changes nothing.)
+    /// again, and merging them twice changes nothing.) In a sealed folder it
+    /// takes the writer's chain with its offset.
     func follow(_ writer: JournalWriter, latest: HLCTimestamp) {
         let settled = position.offset == position.tailOffset
         newest = max(newest ?? latest, latest)
         if writer.generation > position.generation {
             position = Position(generation: writer.generation, offset: writer.segmentBytes, tailOffset: writer.segmentBytes,
-                                inOrder: position.inOrder && settled)
+                                inOrder: position.inOrder && settled, chain: writer.chain)
             left = nil
         } else if writer.generation == position.generation {
             position.tailOffset = max(position.tailOffset, writer.segmentBytes)
-            if settled { position.offset = position.tailOffset }
+            if settled {
+                position.offset = position.tailOffset
+                position.chain = writer.chain
+            }
         } else {
             return
         }
@@ -220,7 +230,12 @@ final class DeviceFolderReader {
         if let known = unchangedProblem(path) { return known.readable }
         let (stamp, problemsBefore) = (status(of: path), report.problems.count)
         defer { rememberProblem(path, stamp: stamp, since: problemsBefore) }
-        guard let scan = scan(path, from: position.offset) else { return false }
+        if folder.sealing != nil, let stamp, stamp.size < position.offset {
+            refuse(.rolledBack("\(stamp.size) bytes, \(position.offset) of them read already"), in: path, at: Int(stamp.size))
+            return true
+        }
+        let file = SealedFile(kind: .segment, generation: segmentGeneration)
+        guard let scan = scan(path, from: position.offset, file: file, chain: position.chain) else { return false }
         for range in scan.skipped {
             report.noteAndWarn(.corrupt, file: path, message: "\(path): skipped \(range.count) corrupt bytes at offset \(range.lowerBound)",
                                fix: "nothing to do if the device is healthy; if it recurs, check the disk and the synchronizer")
@@ -251,14 +266,35 @@ final class DeviceFolderReader {
         }
         position.tailOffset = scan.resumeOffset
         position.offset = scan.settledOffset
+        position.chain = scan.chain
         return true
+    }
+
+    /// In a sealed folder, the segment's chain where its whole records end:
+    /// where this device's writer goes on appending (nil in a plain folder).
+    var tailChain: RecordChain? {
+        guard let sealing = folder.sealing else { return nil }
+        return position.chain ?? RecordChain(storeID: sealing.keys.storeID, device: device,
+                                              file: SealedFile(kind: .segment, generation: segmentGeneration))
+    }
+
+    /// Says that `path` of this sealed folder is refused from `offset` for
+    /// `reason`: nothing from there is merged, and what was is kept.
+    private func refuse(_ reason: SealRefusal, in path: String, at offset: Int) {
+        report.noteAndWarn(.refused, file: path, message: "\(path): refused from offset \(offset): \(reason); nothing from there on is merged",
+                           fix: "a writer without this store's keys changed the folder, or a device that is not a member wrote it: "
+                               + "delete what was planted (the device's own copy comes back through the synchronizer)")
     }
 
     /// A whole snapshot's records, where they lie, and its closing stamp, or
     /// nil while it is incomplete or unreadable.
     private func readSnapshot(_ generation: UInt64) -> ([JournalRecord], [RecordLocation], HLCTimestamp)? {
         let path = folder.snapshotPath(generation)
-        guard let scan = scan(path, from: 0) else { return nil }
+        guard let scan = scan(path, from: 0, file: SealedFile(kind: .snapshot, generation: generation), chain: nil) else { return nil }
+        if let refused = scan.refused {
+            refuse(refused.reason, in: path, at: refused.offset)
+            return nil
+        }
         guard let last = scan.records.last, case let .snapshotEnd(count) = last.operation,
               Int(count) == scan.records.count - 1, scan.skipped.isEmpty, !scan.stoppedEarly else {
             report.noteAndWarn(.incompleteSnapshot, file: path, message: "\(path): incomplete or corrupt snapshot; waiting for a whole one",
@@ -301,17 +337,36 @@ final class DeviceFolderReader {
     }
 
     /// The problems a file keeps until it changes: reading it again would find them again.
-    private static let lastsUntilChanged: Set<SyncWarning.Kind> = [.unreadable, .incompleteSnapshot, .hole]
+    private static let lastsUntilChanged: Set<SyncWarning.Kind> = [.unreadable, .incompleteSnapshot, .hole, .refused]
+
+    /// Whether a sealed folder's reads check each record's signature, rather
+    /// than the last of each read, which covers the chain before it
+    /// (docs/sealed.md § Checking signatures: chosen by measuring).
+    static let verifiesEachSignature = false
 
     /// The status of the folder's file at `path` (a link not followed), or nil when it is not there.
     private func status(of path: String) -> FolderSurvey.FileStamp? {
         ((try? folder.open()) ?? nil)?.entry((path as NSString).lastPathComponent).map(FolderSurvey.FileStamp.init)
     }
 
-    /// The frames of a file from `offset` to its end, or nil when it vanished or cannot be read (said once).
-    private func scan(_ path: String, from offset: Int) -> RecordFrame.Scan? {
+    /// The frames of a file from `offset` to its end, or nil when it vanished
+    /// or cannot be read (said once). In a sealed folder they are opened and
+    /// checked from `chain` (nil: the file's start), and a refusal is said.
+    private func scan(_ path: String, from offset: Int, file: SealedFile, chain: RecordChain?) -> RecordFrame.Scan? {
         do throws(KVStoreError) {
-            return try folder.scanFrames((path as NSString).lastPathComponent, from: offset)
+            let name = (path as NSString).lastPathComponent
+            guard let sealing = folder.sealing else { return try folder.scanFrames(name, from: offset) }
+            let keys = sealing.keys
+            let chain = chain ?? RecordChain(storeID: keys.storeID, device: device, file: file)
+            var scan = try folder.scanFrames(name, from: offset, opener: SealedFileOpener(keys: keys, device: device, chain: chain,
+                                                                                           verifiesEach: Self.verifiesEachSignature))
+            if scan?.signatureFailed == true {
+                // The last signature does not hold: the first record whose own does not is where the refusal starts.
+                scan = try folder.scanFrames(name, from: offset, opener: SealedFileOpener(keys: keys, device: device, chain: chain,
+                                                                                           verifiesEach: true))
+            }
+            if file.kind == .segment, let refused = scan?.refused { refuse(refused.reason, in: path, at: refused.offset) }
+            return scan
         } catch {
             report.warnOnce("\(error); skipped")
             report.note(.unreadable, file: path, message: "\(error)",

@@ -32,6 +32,8 @@ final class JournalWriter {
     private var retired: (segment: (any JournalFile)?, appended: UInt64)?
     /// Whether some appended record is not durable yet.
     var needsSync: Bool { appended > synced }
+    /// In a sealed store, the current segment's chain up to its end (nil in a plain store).
+    private(set) var chain: RecordChain?
 
     /// Segment size under which compaction is not worth it (tests lower it).
     var compactionFloor = 1 << 20
@@ -56,6 +58,7 @@ final class JournalWriter {
             throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot cut torn tail")
         }
         segmentBytes = reader.tailOffset
+        chain = reader.tailChain
         if let snapshot = reader.snapshotGeneration {
             snapshotBytes = handle.entry(DeviceFolder.snapshotName(snapshot)).map { Int($0.size) } ?? 0
         }
@@ -89,13 +92,15 @@ final class JournalWriter {
     func append(_ records: [JournalRecord]) throws(KVStoreError) -> [RecordLocation] {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
-        let frames = records.map(RecordFrame.encode)
+        let chainBefore = chain
+        let frames = frames(of: records)
         let frame = Array(frames.joined())
         guard let segment else { throw .readOnly(path: folder.path) }
         do throws(SystemCallError) {
             try segment.append(frame)
         } catch {
             try? segment.truncate(to: segmentBytes)
+            chain = chainBefore
             throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot write")
         }
         var offset = segmentBytes
@@ -106,6 +111,15 @@ final class JournalWriter {
         segmentBytes += frame.count
         appended += UInt64(records.count)
         return locations
+    }
+
+    /// The frames of `records`, plain, or in a sealed store sealed as the
+    /// segment's next records, the last one signed (what a reader checks).
+    private func frames(of records: [JournalRecord]) -> [[UInt8]] {
+        guard let keys = folder.sealing?.keys, let chain else { return records.map(RecordFrame.encode) }
+        var sealer = RecordSealer(keys: keys, chain: chain)
+        defer { self.chain = sealer.chain }
+        return records.indices.map { sealer.frame(records[$0], signed: $0 == records.count - 1) }
     }
 
     // MARK: Other processes of this device
@@ -147,6 +161,7 @@ final class JournalWriter {
             throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot cut torn tail")
         }
         segmentBytes = reader.tailOffset
+        chain = reader.tailChain
     }
 
     /// Makes every appended record durable, here and now.
@@ -234,6 +249,7 @@ final class JournalWriter {
         self.handle = handle
         generation = next
         segmentBytes = 0
+        chain = folder.sealing.map { RecordChain(storeID: $0.keys.storeID, device: $0.keys.device, file: SealedFile(kind: .segment, generation: next)) }
         snapshotBytes = compaction.contents.estimatedSize
         synced = appended  // what the old segment holds, the compaction makes durable
         retired = nil
@@ -249,7 +265,7 @@ final class JournalWriter {
     private func closeSegment(with stamp: Stamp) {
         guard let segment else { return }
         do throws(SystemCallError) {
-            let mark = RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 0)))
+            let mark = frames(of: [JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 0))])[0]  // sealed in a sealed store
             try segment.append(mark)
             segmentBytes += mark.count
             appended += 1
@@ -311,7 +327,8 @@ final class JournalWriter {
             /// array took three times its size in memory at its peak. A copy
             /// whose file is gone is left out: a version of history, never a
             /// current value, which is always in memory.
-            func write(to file: FileDescriptor, generation: UInt64) throws(SystemCallError) -> [(JournalRecord, RecordLocation)] {
+            /// In a sealed store (`sealing`), every record is sealed.
+            func write(to file: FileDescriptor, generation: UInt64, sealing: SealingKeys?) throws(SystemCallError) -> [(JournalRecord, RecordLocation)] {
                 let all = (records + copied.compactMap { $0.read() }).sorted {
                     $0.stamp != $1.stamp ? $0.stamp < $1.stamp
                         : ($0.changes.first?.key ?? "") < ($1.changes.first?.key ?? "")
@@ -321,8 +338,10 @@ final class JournalWriter {
                 var offset = 0
                 var located: [(JournalRecord, RecordLocation)] = []
                 located.reserveCapacity(all.count)
+                // Sealed, a snapshot's records are chained, and its end alone is signed: it vouches for them all.
+                var sealer = sealing.map { RecordSealer(keys: $0, file: SealedFile(kind: .snapshot, generation: generation)) }
                 for record in all {
-                    let frame = RecordFrame.encode(record)
+                    let frame = sealer?.frame(record, signed: false) ?? RecordFrame.encode(record)
                     located.append((record, RecordLocation(generation: generation, inSnapshot: true, offset: offset, length: frame.count)))
                     offset += frame.count
                     pending += frame
@@ -331,7 +350,8 @@ final class JournalWriter {
                         pending.removeAll(keepingCapacity: true)
                     }
                 }
-                pending += RecordFrame.encode(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(all.count))))
+                let end = JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(all.count)))
+                pending += sealer?.frame(end, signed: true) ?? RecordFrame.encode(end)
                 try file.write(all: pending)
                 return located
             }
@@ -368,7 +388,7 @@ final class JournalWriter {
             try claim?.confirm(in: handle)
             var located: [(JournalRecord, RecordLocation)] = []
             try handle.writeAtomically(DeviceFolder.snapshotName(generation)) { file throws(SystemCallError) in
-                located = try contents.write(to: file, generation: generation)
+                located = try contents.write(to: file, generation: generation, sealing: folder.sealing?.keys)
             }
             handle.sync()
             try claim?.confirm(in: handle)

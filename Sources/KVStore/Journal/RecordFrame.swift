@@ -25,7 +25,11 @@ enum RecordFrame {
     static let maxPayload = 4 << 20
 
     static func encode(_ record: JournalRecord) -> [UInt8] {
-        let payload = RecordCodec.encode(record)
+        frame(RecordCodec.encode(record))
+    }
+
+    /// The frame of `payload`: a plain record's bytes, or a sealed one's (``SealedRecord``).
+    static func frame(_ payload: [UInt8]) -> [UInt8] {
         var writer = ByteWriter()
         writer.u32(UInt32(payload.count))
         writer.u32(CRC32C.checksum(payload))
@@ -41,6 +45,12 @@ enum RecordFrame {
         let baseSize = if case .version = base { 1 + stampSize } else { 1 }
         return headerSize + RecordCodec.kindOffset + 1 + 4 + key.string.utf8.count + (value.map(RecordValueCoding.size(of:)) ?? 0)
             + baseSize + (rank == nil ? 0 : stampSize)
+    }
+
+    /// The payload's length when `bytes` are exactly one whole frame whose checksum matches, else nil.
+    static func payloadLength(ofWholeFrame bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let length = validFrame(bytes, at: 0), headerSize + length == bytes.count else { return nil }
+        return length
     }
 
     /// What a scan of a byte range found.
@@ -65,6 +75,13 @@ enum RecordFrame {
         /// Whether the scan stopped before the end (a torn or corrupt tail).
         var stoppedEarly: Bool { resumeOffset < end }
         var end: Int
+        /// In a sealed file: the record refused, where its frame starts, and why; nothing from there on was read.
+        var refused: (offset: Int, reason: SealRefusal)?
+        /// In a sealed file: the chain up to `resumeOffset`, where the next read goes on.
+        var chain: RecordChain?
+        /// In a sealed file: the signature of the read's last signed record is not its device's;
+        /// a scan checking each signature (``SealedFileOpener/verifiesEach``) finds the first that is not.
+        var signatureFailed = false
     }
 
     /// Reads every whole frame in `bytes` from `start`: a ``Scanner`` fed them all at once.
@@ -72,8 +89,8 @@ enum RecordFrame {
     /// A frame that checks out but holds no record this version reads is
     /// skipped for good; a region that does not check out is skipped only
     /// past valid frames after it, and marks where a later read starts again.
-    static func scan(_ bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Scan {
-        var scanner = Scanner(from: start, end: bytes.count)
+    static func scan(_ bytes: UnsafeRawBufferPointer, from start: Int = 0, opener: SealedFileOpener? = nil) -> Scan {
+        var scanner = Scanner(from: start, end: bytes.count, opener: opener)
         scanner.feed(bytes, at: 0, isEnd: true)
         return scanner.scan
     }
@@ -103,12 +120,19 @@ enum RecordFrame {
         private var junk: (start: Int, looksTorn: Bool)?
         private var settled = true
         private var resync: ResyncAllowance
+        /// A sealed file's opener; nil for a plain file.
+        private var opener: SealedFileOpener?
+        /// In a sealed file: the scan as it stood after the last signed record, where it ends.
+        private var lastSigned: (records: Int, resumeOffset: Int)?
 
-        /// A scan of the bytes from `start` to `end` (the file's size).
-        init(from start: Int, end: Int) {
-            scan = Scan(resumeOffset: start, settledOffset: start, end: end)
+        /// A scan of the bytes from `start` to `end` (the file's size); a
+        /// sealed file's with `opener`, whose chain has reached `start`.
+        init(from start: Int, end: Int, opener: SealedFileOpener? = nil) {
+            scan = Scan(resumeOffset: start, settledOffset: start, end: end, chain: opener?.chain)
             nextOffset = start
             resync = ResyncAllowance(bytes: 2 * (end - start))
+            self.opener = opener
+            lastSigned = opener.map { _ in (0, start) }
         }
 
         /// Scans `bytes`, the file's from `base` (``nextOffset``); `isEnd`
@@ -119,6 +143,12 @@ enum RecordFrame {
             let decidable = isEnd ? bytes.count : bytes.count - maxFrame
             var position = nextOffset - base
             while !isDone {
+                if opener != nil, let start = junk {
+                    // A sealed file's chain cannot pass bytes that are no frame: reading stops there.
+                    if !start.looksTorn { scan.unreadable = start.start..<scan.end }
+                    finish()
+                    break
+                }
                 if let start = junk {
                     switch RecordFrame.nextValidFrame(bytes, after: position - 1, below: isEnd ? nil : decidable, allowance: &resync) {
                     case let .found(next):
@@ -131,15 +161,19 @@ enum RecordFrame {
                         return
                     case .none:
                         if !start.looksTorn { scan.unreadable = start.start..<scan.end }
-                        isDone = true
+                        finish()
                     }
                 } else if position >= bytes.count {
-                    isDone = isEnd
+                    if isEnd { finish() }
                     break
                 } else if let length = validFrame(bytes, at: position) {
                     let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
                     let next = position + headerSize + length
-                    if let record = RecordCodec.decode(payload) {
+                    guard let decoded = decode(payload, at: base + position) else {
+                        finish()
+                        break
+                    }
+                    if let record = decoded {
                         scan.records.append(record)
                         scan.frames.append(base + position..<base + next)
                     } else {
@@ -151,6 +185,7 @@ enum RecordFrame {
                         scan.settledOffset = base + position
                         scan.settledCount = scan.records.count
                     }
+                    if let opener, opener.lastSigned?.chain == opener.chain { lastSigned = (scan.records.count, base + position) }
                 } else if position >= decidable {
                     break  // a frame that may end in the next window
                 } else {
@@ -159,6 +194,35 @@ enum RecordFrame {
                 }
             }
             nextOffset = base + position
+        }
+
+        /// The record a frame's `payload` holds (nil: none this version reads,
+        /// skipped), or nil when a sealed file's record is refused there.
+        private mutating func decode(_ payload: UnsafeRawBufferPointer, at offset: Int) -> JournalRecord?? {
+            guard opener != nil else { return .some(RecordCodec.decode(payload)) }
+            switch opener!.open(payload) {
+            case let .success(plain):
+                return .some(plain.withUnsafeBytes { RecordCodec.decode($0) })
+            case let .failure(reason):
+                scan.refused = (offset, reason)
+                return nil
+            }
+        }
+
+        /// Ends the scan. A sealed file's ends at its last signed record,
+        /// whose signature is checked unless each was.
+        private mutating func finish() {
+            isDone = true
+            guard let opener, let lastSigned else { return }
+            if lastSigned.records < scan.records.count || lastSigned.resumeOffset < scan.resumeOffset {
+                scan.records.removeSubrange(lastSigned.records...)
+                scan.frames.removeSubrange(lastSigned.records...)
+                scan.resumeOffset = lastSigned.resumeOffset
+            }
+            scan.settledOffset = scan.resumeOffset
+            scan.settledCount = scan.records.count
+            scan.chain = opener.lastSigned?.chain ?? scan.chain
+            scan.signatureFailed = !opener.lastSignatureHolds()
         }
     }
 
@@ -226,9 +290,13 @@ enum RecordFrame {
         return .none
     }
 
-    /// Whether a payload starts as a record this version reads: a readable version, and a kind.
+    /// Whether a payload starts as a record this version reads: a readable
+    /// version and a kind, or a sealed record's format and flags (``SealedRecord``).
     private static func looksLikeRecord(_ bytes: UnsafeRawBufferPointer, at payload: Int, length: Int) -> Bool {
-        RecordCodec.readableVersions.contains(bytes[payload])
+        if bytes[payload] == SealedRecord.format {
+            return length >= SealedRecord.minimumSize && bytes[payload + 1] & ~SealedRecord.signedFlag == 0
+        }
+        return RecordCodec.readableVersions.contains(bytes[payload])
             && length > RecordCodec.kindOffset && RecordKind(rawValue: bytes[payload + RecordCodec.kindOffset]) != nil
     }
 }

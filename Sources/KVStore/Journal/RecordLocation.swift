@@ -15,15 +15,32 @@ struct RecordLocation: Hashable, Sendable {
     }
 }
 
+extension SealedFile {
+    /// The file of a record's location.
+    init(_ location: RecordLocation) {
+        self.init(kind: location.inSnapshot ? .snapshot : .segment, generation: location.generation)
+    }
+}
+
 extension DeviceFolder {
     /// The record whose frame is at `location`, or nil when the file is gone
     /// or no longer holds a whole record there (its device compacted since).
+    /// In a sealed folder the frame's seal is opened for its file and index
+    /// (``SealedRecord/Parts``): its chain was checked when the folder was read.
     func record(at location: RecordLocation) -> JournalRecord? {
         guard let bytes = (try? read(location.fileName, from: location.offset, limit: location.length)) ?? nil,
-              bytes.count == location.length else { return nil }
-        let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
-        guard scan.records.count == 1, scan.frames.first == 0..<location.length else { return nil }
-        return scan.records[0]
+              bytes.count == location.length,
+              let length = bytes.withUnsafeBytes({ RecordFrame.payloadLength(ofWholeFrame: $0) }) else { return nil }
+        return bytes.withUnsafeBytes { frame in
+            let payload = UnsafeRawBufferPointer(rebasing: frame[RecordFrame.headerSize..<RecordFrame.headerSize + length])
+            guard let sealing else { return RecordCodec.decode(payload) }
+            let keys = sealing.keys
+            guard let device = DeviceID(hex: name), let parts = SealedRecord.Parts(payload),
+                  case let .success(plain) = parts.open(keys: keys, origin: RecordChain(storeID: keys.storeID, device: device,
+                                                                                         file: SealedFile(location)).origin)
+            else { return nil }
+            return plain.withUnsafeBytes { RecordCodec.decode($0) }
+        }
     }
 }
 

@@ -40,6 +40,9 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchVersion(key: StoreKey, reason: String)
     /// A retention setting out of range; `reason` says which.
     case invalidRetention(reason: String)
+    /// The store at `path` is sealed (a device folder there holds sealed records) and this device
+    /// is not a member: it opens nothing and writes nothing there (docs/sealed.md § Converting a store).
+    case notMember(path: String)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -86,6 +89,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot restore '\(key)': \(reason)"
         case let .invalidRetention(reason):
             "retention refused: \(reason)"
+        case let .notMember(path):
+            "\(path) is a sealed store and this device is not a member of it: it reads and writes nothing there (join it with kvfs join)"
         }
     }
 }

@@ -26,6 +26,7 @@ struct FuzzCorpusTests {
     @Test("each input holds to its target's oracle (as the fuzz binary checks it), each within a second", arguments: [
         ("binary-plist", ["corpus/binary-plist", "samples/plist"]), ("xml-plist", ["corpus/xml-plist"]),
         ("journal-frame", ["corpus/journal-frame", "samples/journal"]), ("record", ["corpus/record"]),
+        ("sealed-frame", ["corpus/sealed-frame"]),
         ("roster", ["corpus/roster"]), ("pairing", ["corpus/pairing"]),
     ])
     func corpus(target: String, folders: [String]) throws {

@@ -32,7 +32,7 @@ struct HistoryTests {
 
     /// The keys and stamps of the records `store`'s own folder holds, read afresh.
     private func ownRecords(_ store: DeviceStore) -> [String] {
-        DeviceFolderReader(device: store.deviceID, folder: DeviceFolder(path: fixture.folder(of: store)), warn: { _ in })
+        DeviceFolderReader(device: store.deviceID, folder: store.sync.folder(of: store.deviceID), warn: { _ in })
             .readNew().records.flatMap { record in record.changes.map { "\($0.key)=\($0.value.map { "\($0)" } ?? "removed")" } }
     }
 

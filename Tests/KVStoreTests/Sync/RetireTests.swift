@@ -171,7 +171,7 @@ struct RetireTests {
 
     /// What a device's own folder holds now, read as a fresh reader would.
     private func holdsTombstone(_ store: DeviceStore, _ key: StoreKey) -> Bool {
-        DeviceFolderReader(device: store.deviceID, folder: DeviceFolder(path: fixture.folder(of: store)), warn: { _ in })
+        DeviceFolderReader(device: store.deviceID, folder: store.sync.folder(of: store.deviceID), warn: { _ in })
             .readNew().records.contains { $0.operation == .remove(key: key) }
     }
 }

@@ -25,6 +25,7 @@ struct SyncFixture {
     /// A store on `root/<sync>` as device `name` (its state in `root/state-<name>`).
     func open(_ name: String, sync: String = "sync", clock: HybridLogicalClock = HybridLogicalClock(),
               compactionFloor: Int? = nil) throws -> DeviceStore {
+        TestSealing.installIfAsked()
         let store = try DeviceStore(syncDirectory: URL(fileURLWithPath: root.path + "/" + sync),
                                     stateDirectory: URL(fileURLWithPath: root.path + "/state-" + name),
                                     deviceName: name, clock: clock, warn: warnings.add)

@@ -12,7 +12,7 @@ struct TombstoneCollectionTests {
 
     /// What `store`'s own folder holds for `key` now (read as a fresh reader would).
     private func ownRecords(_ store: DeviceStore, sync: String = "sync") -> [JournalRecord] {
-        DeviceFolderReader(device: store.deviceID, folder: DeviceFolder(path: fixture.folder(of: store, sync: sync)),
+        DeviceFolderReader(device: store.deviceID, folder: store.sync.folder(of: store.deviceID),
                            warn: { _ in }).readNew().records
     }
 

@@ -14,11 +14,26 @@ struct SyncDirectory: Sendable {
     let isWritable: Bool
     /// The folder itself, held from its first use.
     let root: HeldFolder
+    /// A sealed store's keys, which its device folders seal and check their records with; nil for a plain store.
+    let sealing: StoreSealing?
 
     init(path: String, isWritable: Bool = true) {
         self.path = path
         self.isWritable = isWritable
         root = HeldFolder(path: path, isWritable: isWritable)
+        sealing = nil
+    }
+
+    /// The same sync directory, its device folders sealed by `sealing` (nil: plain).
+    func sealed(by sealing: StoreSealing?) -> SyncDirectory {
+        SyncDirectory(path: path, isWritable: isWritable, root: root, sealing: sealing)
+    }
+
+    private init(path: String, isWritable: Bool, root: HeldFolder, sealing: StoreSealing?) {
+        self.path = path
+        self.isWritable = isWritable
+        self.root = root
+        self.sealing = sealing
     }
 
     /// The most bytes read from a small file of the store (`store-id`, `device.json`, `progress.json`).
@@ -27,7 +42,7 @@ struct SyncDirectory: Sendable {
     var devicesPath: String { path + "/devices" }
 
     func folder(of device: DeviceID) -> DeviceFolder {
-        DeviceFolder(in: root, name: device.hex)
+        DeviceFolder(in: root, name: device.hex, sealing: sealing)
     }
 
     /// The sync directory, or nil when it does not exist (and not `create`).
@@ -38,6 +53,22 @@ struct SyncDirectory: Sendable {
     /// The folder `devices`, or nil when it does not exist (and not `create`).
     func devicesFolder(create: Bool = false) throws(KVStoreError) -> Folder? {
         try rootFolder(create: create)?.folder("devices", create: create)
+    }
+
+    /// The folder of a device other than `own` whose journal starts with a
+    /// sealed record (``SealedRecord``), or nil: a device without the
+    /// store's keys finds so that the store is sealed, and writes nothing.
+    /// One read of a frame's header per folder.
+    func sealedFolder(other own: DeviceID) -> String? {
+        for device in devices() where device != own {
+            let folder = folder(of: device)
+            let listing = folder.listing()
+            guard let name = listing.snapshots.last.map(DeviceFolder.snapshotName) ?? listing.segments.first.map(DeviceFolder.segmentName),
+                  let start = (try? folder.read(name, from: 0, limit: RecordFrame.headerSize + 1)) ?? nil,
+                  start.count == RecordFrame.headerSize + 1, start[RecordFrame.headerSize] == SealedRecord.format else { continue }
+            return folder.path
+        }
+        return nil
     }
 
     /// The devices with a folder here. Junk names (`..`, `.DS_Store`, conflict

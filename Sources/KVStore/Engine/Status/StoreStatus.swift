@@ -215,6 +215,9 @@ public struct SyncWarning: Codable, Sendable, Equatable {
         case ownRecordsAhead
         /// The sync directory's path no longer names the folder this device opened, which it keeps using.
         case syncDirectoryMoved
+        /// A sealed store's folder holds a record that is refused (forged, moved, altered, replayed or
+        /// reordered, or written by a non-member), or went back: nothing from there on is merged.
+        case refused
     }
 
     /// What kind of trouble.
