@@ -48,9 +48,7 @@ struct JoinCommand: ParsableCommand {
     func run() throws {
         guard timeout > 0 else { throw CommandError.usage("--timeout must be a positive number of seconds") }
         let membership = Membership(syncDirectory: try store.syncURL, stateDirectory: try store.stateURL)
-        let name = try deviceName.map { name in
-            do { return try DeviceName.validate(name) } catch { throw CommandError.usage("\(error)") }
-        } ?? ProcessInfo.processInfo.hostName
+        let name = try rosterName(deviceName)
         if isatty(STDIN_FILENO) != 0 {
             FileHandle.standardError.write(Data((recoveryKey ? "Recovery key (32 words): " : "Code (16 words): ").utf8))
         }
@@ -60,4 +58,39 @@ struct JoinCommand: ParsableCommand {
             : try membership.join(code: PairingCode(words: typed), deviceName: name, timeout: .seconds(timeout))
         print("joined: this machine is a member of the sealed store (roster version \(version))")
     }
+}
+
+/// `kvfs seal`: makes a new store sealed, this machine its first member, and prints the recovery key once.
+struct SealCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seal", abstract: "Seal a new store: values, key names and history encrypted, every record signed.",
+        discussion: """
+            Run on the store's first machine before anything is written to it, with no mount of it running. It \
+            writes the store's roster (this machine and the recovery key its members), then prints the recovery key, \
+            32 words, once: keep it somewhere safe, it is the only way back in when every machine is lost (kvfs join \
+            --recovery-key). Add machines with kvfs pair here and kvfs join there. A store that holds values already \
+            is refused, since they would stay readable in its folders: kvfs export it, seal a new one and kvfs import \
+            there. See docs/sealed.md and docs/threat-model.md.
+            """)
+    @Option(help: "This machine's name in the roster (default: the host name).") var deviceName: String?
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        let (sync, state) = (try store.syncURL, try store.stateURL)
+        let name = try rosterName(deviceName)
+        // Opened once for the ids the roster names (the store's and this device's), then read-only, which a mount refuses.
+        try DeviceStore(syncDirectory: sync, stateDirectory: state).close()
+        try DeviceStore(syncDirectory: sync, stateDirectory: state, readOnly: true).close()
+        let recovery = try Membership(syncDirectory: sync, stateDirectory: state).seal(deviceName: name)
+        print("""
+            sealed: this machine is the store's first member. Its recovery key, shown this once:
+            \(recovery.words)
+            """)
+    }
+}
+
+/// The name a machine takes in the roster: the one given, checked as a device name, else the host name.
+private func rosterName(_ given: String?) throws -> String {
+    guard let given else { return ProcessInfo.processInfo.hostName }
+    do { return try DeviceName.validate(given) } catch { throw CommandError.usage("\(error)") }
 }

@@ -5,18 +5,20 @@ import Testing
 /// `kvfs pair`/`kvfs join` and reads every value; no value or key name is in either sync directory; and once
 /// revoked, the second machine's new writes are refused on the first.
 extension Machines {
-    /// The values m1 writes before sealing, and their key names: none may be found in a sync directory.
+    /// The values m1 writes once it has sealed the store, and their key names: none may be found in a sync directory.
     static let sealedValues = (0..<8).map { ("sealed-key-\($0)-\(UUID().uuidString.prefix(8))", "sealed-value-\($0)-\(UUID().uuidString)") }
 
     @Test(.enabled(if: KVFSFeature.seal.isBuilt, KVFSFeature.seal.missing), .timeLimit(.minutes(6)))
     func aMachinePairedThroughSyncthingReadsASealedStoreAndARevokedOneIsRefused() throws {
         try withCluster(machines: 2) { cluster in
             let (m1, m2) = (cluster.machines[0], cluster.machines[1])
-            for (key, value) in Self.sealedValues { try m1.ok("printf %s '\(value)' > \"$M/\(key)\"") }
-            try cluster.waitForAgreement()
-            // m1 seals the store; m2, a plain device meeting a sealed store, is unmounted until it has joined.
+            // m1 seals the new store, with no mount running; m2, a plain device meeting a sealed store, stays
+            // unmounted until it has joined. Then m1 writes the values.
             m2.unmount()
+            m1.unmount()
             try m1.ok("kvfs seal $S > \"$KVM_FOLDER/seal.out\"")
+            try m1.mount()
+            for (key, value) in Self.sealedValues { try m1.ok("printf %s '\(value)' > \"$M/\(key)\"") }
             try waitUntil(seconds: 60, "the roster on m2", every: 0.05) {
                 ((try? FileManager.default.contentsOfDirectory(atPath: m2.sync + "/roster")) ?? []).count == 1
             }

@@ -4,15 +4,15 @@ import Testing
 
 /// `kvfs pair`, `kvfs join` and `kvfs retire --revoke` driven as a person would, on one sync directory
 /// (docs/command-line.md, docs/sealed.md § Pairing, § Revocation): the code `kvfs pair` prints is typed
-/// into `kvfs join`. The store is sealed through the library (`kvfs seal` is the journal's command).
-@Suite("Pairing commands")
+/// into `kvfs join`. The store is sealed with `kvfs seal`.
+@Suite("Sealing and pairing commands")
 struct PairingCommandTests {
-    /// A store on `$SYNC` opened by device a, its roster sealed by a; returns the recovery key's words.
+    /// A new store on `$SYNC`, sealed by device a with `kvfs seal`; returns the recovery key's words.
     static func sealed(_ sandbox: Sandbox) throws -> String {
-        try sandbox.ok("kvfs set k v --sync-dir $SYNC --state-dir $T/s-a && kvfs set k2 v --sync-dir $SYNC --state-dir $T/s-b")
-        let membership = Membership(syncDirectory: URL(fileURLWithPath: sandbox.path + "/sync"),
-                                    stateDirectory: URL(fileURLWithPath: sandbox.path + "/s-a"))
-        return try membership.seal(deviceName: "a").words
+        let output = try sandbox.ok("kvfs seal --sync-dir $SYNC --state-dir $T/s-a --device-name a")
+        let lines = output.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("sealed: this machine is the store's first member"), "\(output)")
+        return String(lines.last ?? "")
     }
 
     /// Runs `kvfs pair` on a in the background, types its code into `kvfs join` on b, and waits for both.
@@ -31,6 +31,9 @@ struct PairingCommandTests {
             _ = try Self.sealed(sandbox)
             let output = try sandbox.ok(Self.pairAB)
             let id = try sandbox.ok("cat $T/s-b/device-id").trimmingCharacters(in: .whitespacesAndNewlines)
+            // Now a member, b writes (sealed) and reads what a wrote.
+            try sandbox.ok("kvfs set k2 from-b --sync-dir $SYNC --state-dir $T/s-b")
+            #expect(try sandbox.ok("kvfs get k2 --sync-dir $SYNC --state-dir $T/s-a") == "from-b\n")
             #expect(output == "joined: this machine is a member of the sealed store (roster version 2)\npair: 0\npaired b (\(id))\n", "\(output)")
             #expect(try sandbox.ok("sed -n 2p $T/pair.out | wc -w; stat -c %a $T/s-b/device.key; ls $SYNC/pairing | wc -l") == "16\n600\n0\n")
             // A code serves once: typed again, nobody answers.
@@ -65,6 +68,28 @@ struct PairingCommandTests {
             #expect(wrong.status == 1 && wrong.error.contains("has no roster this recovery key sealed"), "\(wrong)")
             let output = try sandbox.ok("echo '\(words)' | kvfs join --recovery-key --sync-dir $SYNC --state-dir $T/s-c --device-name c")
             #expect(output == "joined: this machine is a member of the sealed store (roster version 2)\n")
+        }
+    }
+
+    @Test("kvfs seal seals a new store once; a store with values and a sealed one are refused; a machine that is no member writes nothing")
+    func seal() throws {
+        try withSandbox { sandbox in
+            let other = "--sync-dir $T/other --state-dir $T/s-o"
+            let withValues = try sandbox.run("kvfs set k v \(other) && kvfs seal \(other)")
+            #expect(withValues.status == 1 && withValues.error.contains("holds values already") && withValues.error.contains("kvfs export"), "\(withValues)")
+            #expect(try sandbox.ok("ls $T/other") == "devices\nstore-id\n")
+            let words = try Self.sealed(sandbox)
+            #expect(words.split(separator: " ").count == 32)
+            let again = try sandbox.run("kvfs seal --sync-dir $SYNC --state-dir $T/s-a")
+            #expect(again.status == 1 && again.error.contains("is sealed already"), "\(again)")
+            // The sealer writes sealed records; a machine that is no member is refused, and writes nothing.
+            try sandbox.ok("kvfs set secret-key secret-value --sync-dir $SYNC --state-dir $T/s-a")
+            #expect(try sandbox.ok("kvfs get secret-key --sync-dir $SYNC --state-dir $T/s-a") == "secret-value\n")
+            #expect(try sandbox.run("grep -rqF -e secret-key -e secret-value $SYNC").status == 1)
+            let before = try sandbox.ok("find $SYNC -type f | sort | xargs md5sum")
+            let stranger = try sandbox.run("kvfs set k2 v --sync-dir $SYNC --state-dir $T/s-x")
+            #expect(stranger.status != 0 && stranger.error.contains("not a member"), "\(stranger)")
+            #expect(try sandbox.ok("find $SYNC -type f | sort | xargs md5sum") == before)
         }
     }
 }

@@ -133,7 +133,9 @@ public final class DeviceStore: Sendable {
             let storeID = try sync.createStoreIfNeeded(for: deviceID)
             // A sealed store's folders seal and check their records with its keys (docs/sealed.md).
             let sealing = StoreSealing.source.withLock { $0 }?(state.path, sync.path, deviceID, storeID)
-            if sealing == nil, sync.sealedFolder(other: deviceID) != nil { throw .notMember(path: sync.path) }
+            if sealing == nil, Membership.isSealed(syncDirectory: URL(fileURLWithPath: sync.path)) || sync.sealedFolder(other: deviceID) != nil {
+                throw .notMember(path: sync.path)
+            }
             let sync = sync.sealed(by: sealing)
             let context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),
                                        sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)

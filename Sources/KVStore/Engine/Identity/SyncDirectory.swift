@@ -55,6 +55,18 @@ struct SyncDirectory: Sendable {
         try rootFolder(create: create)?.folder("devices", create: create)
     }
 
+    /// Whether any device folder holds a record (a snapshot, or a segment with a byte in it): what
+    /// `kvfs seal` refuses to seal, since those records would stay readable in the folder.
+    func holdsRecords() -> Bool {
+        devices().contains { device in
+            let folder = folder(of: device)
+            let listing = folder.listing()
+            return !listing.snapshots.isEmpty || listing.segments.contains { generation in
+                ((try? folder.read(DeviceFolder.segmentName(generation), from: 0, limit: 1)) ?? nil)?.isEmpty == false
+            }
+        }
+    }
+
     /// The folder of a device other than `own` whose journal starts with a
     /// sealed record (``SealedRecord``), or nil: a device without the
     /// store's keys finds so that the store is sealed, and writes nothing.

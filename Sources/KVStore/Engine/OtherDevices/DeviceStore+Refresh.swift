@@ -23,6 +23,7 @@ extension DeviceStore {
     @discardableResult
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
+        sync.sealing?.renewIfRosterChanged()
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in
             state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.journal.writer.isInPlace)

@@ -7,11 +7,19 @@ extension Membership {
     /// recovery key, and pins it. Returns the recovery key, which is nowhere
     /// else: the caller prints it once (`kvfs seal`).
     ///
-    /// Refused when the store already has a roster. The records themselves are
-    /// sealed by the journal (`kvfs seal` converts the store); this makes the keys it needs.
+    /// Refused when the store already has a roster, and when a device folder
+    /// holds records: they would stay readable beside the sealed ones (a store
+    /// with values moves to a new sealed store by export and import). The
+    /// records are sealed by the journal from then on, with the keys this makes.
     public func seal(deviceName: String) throws(MembershipError) -> RecoveryKey {
         guard !Self.isSealed(syncDirectory: URL(fileURLWithPath: syncPath)) else {
             throw MembershipError("the store at \(syncPath) is sealed already")
+        }
+        guard !SyncDirectory(path: syncPath).holdsRecords() else {
+            throw MembershipError("""
+                the store at \(syncPath) holds values already, which sealing would leave readable in its folders: \
+                seal a new store and move the values over (kvfs export here; kvfs seal and kvfs import on the new one)
+                """)
         }
         let storeID = try storeID()
         let device = try deviceID()

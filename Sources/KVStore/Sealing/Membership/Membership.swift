@@ -73,6 +73,8 @@ public struct Membership: Sendable {
     }
 
     func deviceID() throws(MembershipError) -> DeviceID {
+        // The state directory is made first: a machine joining from a fresh one keeps the id it joins with.
+        _ = try stateFolder(create: true)
         do { return try StateDirectory(path: statePath).deviceID() } catch { throw MembershipError(error) }
     }
 
