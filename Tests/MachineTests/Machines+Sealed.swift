@@ -36,8 +36,8 @@ extension Machines {
             }
             // m2 mounted again, now a member: it reads every value.
             try m2.mount()
-            for (key, value) in Self.sealedValues {
-                try waitUntil(seconds: 60, "\(key) on m2", every: 0.05) { try m2.output("cat \"$M/\(key)\"") == value }
+            for (key, value) in Self.sealedValues {  // a string's file ends with a newline (docs/files.md)
+                try waitUntil(seconds: 60, "\(key) on m2", every: 0.05) { try m2.output("cat \"$M/\(key)\"") == value + "\n" }
             }
             try m2.ok("echo from-m2 > \"$M/m2-key\"")
             try waitUntil(seconds: 60, "m2's write on m1", every: 0.05) { try m1.output("cat \"$M/m2-key\"") == "from-m2\n" }
