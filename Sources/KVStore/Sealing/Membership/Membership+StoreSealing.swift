@@ -1,5 +1,4 @@
 import Foundation
-import SystemPackage
 
 extension Membership {
     /// The journal's sealing for a device opening the store at `sync` (`StoreSealing.source`): nil for a
@@ -11,15 +10,10 @@ extension Membership {
         guard isSealed(syncDirectory: syncURL) else { return nil }
         let membership = Membership(syncDirectory: syncURL, stateDirectory: URL(fileURLWithPath: state))
         guard let keys = try? membership.keys(device: device) else { return nil }
-        let rosterPath = syncURL.appendingPathComponent(RosterFolder.name).path
+        let directory = SyncDirectory(path: sync)
+        // A version added or removed changes the folder's times (FolderSurvey's stamp: nanoseconds, and the ctime).
         return StoreSealing(keys, renewal: StoreSealing.Renewal(
-            changeMark: { rosterMark(rosterPath) },
+            changeMark: { ((try? directory.rootFolder()) ?? nil)?.entry(RosterFolder.name).map(FolderSurvey.FileStamp.init) },
             keys: { try? membership.keys(device: device) }))
-    }
-
-    /// The roster folder's status as one string: a version added or removed changes its mtime and ctime.
-    private static func rosterMark(_ path: String) -> String? {
-        guard let status = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-        return "\(status[.modificationDate] ?? "")|\(status[.systemFileNumber] ?? "")"
     }
 }

@@ -11,12 +11,12 @@ final class StoreSealing: Sendable {
     /// Where newer keys come from (the membership's roster).
     private let renewal: Renewal?
     /// The roster's change mark when the keys were last taken.
-    private let lastMark: Mutex<String?>
+    private let lastMark: Mutex<FolderSurvey.FileStamp?>
 
     /// How a store's keys follow its roster: `changeMark` is cheap (the roster folder's status), `keys` is
     /// not (it reads and checks the versions), so `keys` runs only when the mark moved.
     struct Renewal: Sendable {
-        let changeMark: @Sendable () -> String?
+        let changeMark: @Sendable () -> FolderSurvey.FileStamp?
         let keys: @Sendable () -> SealingKeys?
     }
 
