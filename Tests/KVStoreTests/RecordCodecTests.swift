@@ -43,6 +43,33 @@ struct RecordCodecTests {
         }
     }
 
+    @Test("a record fits in the capacity worked out for it, so it is encoded in one allocation")
+    func capacityHoldsEveryKind() {
+        let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)
+        let earlier = Stamp(time: HLCTimestamp(milliseconds: 8, counter: 0), device: .random())
+        let nested = PropertyListValue.dictionary(["é": .array([.integer(1), .data(Data(count: 300)), .date(Date())]), "": .bool(false)])
+        let records = [
+            JournalRecord(stamp: stamp, operation: .put(key: "k", value: .string(String(repeating: "v", count: 64))),
+                          rank: earlier, bases: [.version(earlier)]),
+            JournalRecord(stamp: stamp, operation: .put(key: "n", value: nested), rank: earlier, bases: [.version(earlier)]),
+            JournalRecord(stamp: stamp, operation: .remove(key: "ключ"), bases: [.version(earlier)]),
+            JournalRecord(stamp: stamp, operation: .rename(from: "a", to: "b", value: .real(1.5)), rank: earlier,
+                          bases: [.version(earlier), .version(earlier)]),
+            JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 7)),
+            JournalRecord(stamp: stamp, operation: .batch(puts: [JournalRecord.Put(key: "a", value: .integer(1), rank: earlier),
+                                                                 JournalRecord.Put(key: "b", value: nested, rank: earlier)]),
+                          bases: [.version(earlier), .nothing]),
+        ]
+        for record in records {
+            let payload = RecordCodec.encode(record)
+            #expect(payload.count <= RecordCodec.capacity(for: record), "\(record.operation)")
+            // Built in place, the frame is the header (length, checksum) before the same payload.
+            var writer = ByteWriter()
+            RecordFrame.append(record, to: &writer)
+            #expect(writer.bytes == RecordFrame.frame(payload))
+        }
+    }
+
     @Test("each kind of record is written as the byte every earlier version wrote, after a 25-byte header")
     func recordKindsKeepTheirBytes() {
         let stamp = Stamp(time: HLCTimestamp(milliseconds: 9, counter: 1), device: device)

@@ -79,7 +79,7 @@ struct EngineState {
         var usage = merged.usage
         for (key, value) in operations.flatMap(\.puts) {
             refusedKey = key
-            let oldSize = merged.visible[key]?.size, newSize = FileForm.encode(value).count
+            let oldSize = merged.visible[key]?.size, newSize = FileForm.size(of: value)
             try usage.checkWrite(key: key, oldSize: oldSize, newSize: newSize)
             usage = QuotaUsage(keys: usage.keys + (oldSize == nil ? 1 : 0), bytes: usage.bytes - (oldSize ?? 0) + newSize)
         }

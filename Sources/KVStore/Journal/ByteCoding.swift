@@ -4,6 +4,15 @@ import Foundation
 struct ByteWriter {
     var bytes: [UInt8] = []
 
+    /// An empty writer.
+    init() {}
+
+    /// An empty writer with room for `capacity` bytes: a record's bytes are
+    /// written in one allocation rather than grown through several.
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
     mutating func u8(_ value: UInt8) { bytes.append(value) }
     mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }

@@ -94,32 +94,45 @@ final class JournalWriter {
         try claim?.confirm(in: handle)
         let chainBefore = chain
         let frames = frames(of: records)
-        let frame = Array(frames.joined())
         guard let segment else { throw .readOnly(path: folder.path) }
         do throws(SystemCallError) {
-            try segment.append(frame)
+            try segment.append(frames.bytes)
         } catch {
             try? segment.truncate(to: segmentBytes)
             chain = chainBefore
             throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot write")
         }
         var offset = segmentBytes
-        let locations = frames.map { frame in
-            defer { offset += frame.count }
-            return RecordLocation(generation: generation, inSnapshot: false, offset: offset, length: frame.count)
+        let locations = frames.ends.map { end in
+            defer { offset = segmentBytes + end }
+            return RecordLocation(generation: generation, inSnapshot: false, offset: offset, length: segmentBytes + end - offset)
         }
-        segmentBytes += frame.count
+        segmentBytes += frames.bytes.count
         appended += UInt64(records.count)
         return locations
     }
 
-    /// The frames of `records`, plain, or in a sealed store sealed as the
-    /// segment's next records, the last one signed (what a reader checks).
-    private func frames(of records: [JournalRecord]) -> [[UInt8]] {
-        guard let keys = folder.sealing?.keys, let chain else { return records.map(RecordFrame.encode) }
-        var sealer = RecordSealer(keys: keys, chain: chain)
-        defer { self.chain = sealer.chain }
-        return records.indices.map { sealer.frame(records[$0], signed: $0 == records.count - 1) }
+    /// The frames of `records` one after the other in one buffer, and where
+    /// each ends in it: plain, or in a sealed store sealed as the segment's
+    /// next records, the last one signed (what a reader checks).
+    private func frames(of records: [JournalRecord]) -> (bytes: [UInt8], ends: [Int]) {
+        var writer = ByteWriter(capacity: records.reduce(0) { $0 + RecordFrame.headerSize + RecordCodec.capacity(for: $1) })
+        var ends: [Int] = []
+        ends.reserveCapacity(records.count)
+        if let keys = folder.sealing?.keys, let chain {
+            var sealer = RecordSealer(keys: keys, chain: chain)
+            defer { self.chain = sealer.chain }
+            for (index, record) in records.enumerated() {
+                sealer.frame(record, signed: index == records.count - 1, into: &writer)
+                ends.append(writer.bytes.count)
+            }
+        } else {
+            for record in records {
+                RecordFrame.append(record, to: &writer)
+                ends.append(writer.bytes.count)
+            }
+        }
+        return (writer.bytes, ends)
     }
 
     // MARK: Other processes of this device
@@ -265,7 +278,7 @@ final class JournalWriter {
     private func closeSegment(with stamp: Stamp) {
         guard let segment else { return }
         do throws(SystemCallError) {
-            let mark = frames(of: [JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 0))])[0]  // sealed in a sealed store
+            let mark = frames(of: [JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 0))]).bytes  // sealed in a sealed store
             try segment.append(mark)
             segmentBytes += mark.count
             appended += 1
@@ -329,30 +342,33 @@ final class JournalWriter {
             /// current value, which is always in memory.
             /// In a sealed store (`sealing`), every record is sealed.
             func write(to file: FileDescriptor, generation: UInt64, sealing: SealingKeys?) throws(SystemCallError) -> [(JournalRecord, RecordLocation)] {
-                let all = (records + copied.compactMap { $0.read() }).sorted {
+                let files = LocatedRecordReader()
+                let all = (records + copied.compactMap { $0.read(with: files) }).sorted {
                     $0.stamp != $1.stamp ? $0.stamp < $1.stamp
                         : ($0.changes.first?.key ?? "") < ($1.changes.first?.key ?? "")
                 }
-                var pending: [UInt8] = []
-                pending.reserveCapacity(JournalWriter.snapshotWriteSize)
+                var pending = ByteWriter(capacity: JournalWriter.snapshotWriteSize)
                 var offset = 0
                 var located: [(JournalRecord, RecordLocation)] = []
                 located.reserveCapacity(all.count)
                 // Sealed, a snapshot's records are chained, and its end alone is signed: it vouches for them all.
                 var sealer = sealing.map { RecordSealer(keys: $0, file: SealedFile(kind: .snapshot, generation: generation)) }
+                func add(_ record: JournalRecord, signed: Bool) -> Int {
+                    let start = pending.bytes.count
+                    if sealer != nil { sealer!.frame(record, signed: signed, into: &pending) } else { RecordFrame.append(record, to: &pending) }
+                    return pending.bytes.count - start
+                }
                 for record in all {
-                    let frame = sealer?.frame(record, signed: false) ?? RecordFrame.encode(record)
-                    located.append((record, RecordLocation(generation: generation, inSnapshot: true, offset: offset, length: frame.count)))
-                    offset += frame.count
-                    pending += frame
-                    if pending.count >= JournalWriter.snapshotWriteSize {
-                        try file.write(all: pending)
-                        pending.removeAll(keepingCapacity: true)
+                    let length = add(record, signed: false)
+                    located.append((record, RecordLocation(generation: generation, inSnapshot: true, offset: offset, length: length)))
+                    offset += length
+                    if pending.bytes.count >= JournalWriter.snapshotWriteSize {
+                        try file.write(all: pending.bytes)
+                        pending.bytes.removeAll(keepingCapacity: true)
                     }
                 }
-                let end = JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(all.count)))
-                pending += sealer?.frame(end, signed: true) ?? RecordFrame.encode(end)
-                try file.write(all: pending)
+                _ = add(JournalRecord(stamp: stamp, operation: .snapshotEnd(count: UInt32(all.count))), signed: true)
+                try file.write(all: pending.bytes)
                 return located
             }
         }

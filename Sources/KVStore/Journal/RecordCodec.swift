@@ -35,7 +35,30 @@ enum RecordCodec {
     static let kindOffset = versionSize + stampSize + deviceSize
 
     static func encode(_ record: JournalRecord) -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = ByteWriter(capacity: capacity(for: record))
+        encode(record, into: &writer)
+        return writer.bytes
+    }
+
+    /// The most bytes `record`'s payload takes (its values' sizes exact, a
+    /// base and a rank counted for every key), for a buffer that holds it
+    /// without growing: a record is encoded in one allocation.
+    static func capacity(for record: JournalRecord) -> Int {
+        let stamp = stampSize + deviceSize
+        let perKey = 4 + 1 + stamp + 1 + stamp  // the key's length, its base, a batch entry's rank
+        func key(_ key: StoreKey) -> Int { perKey + key.string.utf8.count }
+        let fields = switch record.operation {
+        case let .put(name, value): key(name) + RecordValueCoding.size(of: value)
+        case let .remove(name): key(name)
+        case let .rename(from, to, value): key(from) + key(to) + RecordValueCoding.size(of: value)
+        case .snapshotEnd: 4
+        case let .batch(puts): puts.reduce(4) { $0 + key($1.key) + RecordValueCoding.size(of: $1.value) }
+        }
+        return kindOffset + 1 + fields + stamp
+    }
+
+    /// Appends `record`'s payload to `writer`.
+    static func encode(_ record: JournalRecord, into writer: inout ByteWriter) {
         writer.u8(version)
         writer.u64(record.stamp.time.rawValue)
         writer.raw(record.stamp.device.bytes)
@@ -66,7 +89,6 @@ enum RecordCodec {
         if let rank = record.rank {  // an optional trailer: records without one read as before
             encode(rank, into: &writer)
         }
-        return writer.bytes
     }
 
     /// The record, or nil for a payload that is not one (a newer version, junk,

@@ -25,12 +25,33 @@ enum RecordFrame {
     static let maxPayload = 4 << 20
 
     static func encode(_ record: JournalRecord) -> [UInt8] {
-        frame(RecordCodec.encode(record))
+        var writer = ByteWriter(capacity: headerSize + RecordCodec.capacity(for: record))
+        append(record, to: &writer)
+        return writer.bytes
+    }
+
+    /// Appends `record`'s frame to `writer`: its payload encoded in place, after
+    /// a header filled in once the payload's length and checksum are known (one buffer, no copy).
+    static func append(_ record: JournalRecord, to writer: inout ByteWriter) {
+        append(to: &writer) { RecordCodec.encode(record, into: &$0) }
+    }
+
+    /// Appends a frame whose payload `payload` writes to `writer` (a plain record's, or a sealed one's).
+    static func append(to writer: inout ByteWriter, payload: (inout ByteWriter) -> Void) {
+        let start = writer.bytes.count
+        writer.u32(0)
+        writer.u32(0)
+        payload(&writer)
+        writer.bytes.withUnsafeMutableBytes { bytes in
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[(start + headerSize)...])
+            bytes.storeBytes(of: UInt32(payload.count).littleEndian, toByteOffset: start, as: UInt32.self)
+            bytes.storeBytes(of: CRC32C.checksum(payload).littleEndian, toByteOffset: start + checksumOffset, as: UInt32.self)
+        }
     }
 
     /// The frame of `payload`: a plain record's bytes, or a sealed one's (``SealedRecord``).
     static func frame(_ payload: [UInt8]) -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = ByteWriter(capacity: headerSize + payload.count)
         writer.u32(UInt32(payload.count))
         writer.u32(CRC32C.checksum(payload))
         writer.raw(payload)

@@ -6,7 +6,7 @@ public enum FileForm {
     /// The file content that shows `value`.
     public static func encode(_ value: PropertyListValue) -> [UInt8] {
         switch value {
-        case let .string(text): text.isEmpty ? [] : Array((text + "\n").utf8)
+        case let .string(text): text.isEmpty ? [] : line(text)
         case let .integer(number): Array("\(number)\n".utf8)
         case let .real(number): Array("\(RealText.format(number))\n".utf8)
         case let .bool(flag): Array((flag ? "true\n" : "false\n").utf8)
@@ -14,6 +14,15 @@ public enum FileForm {
         case let .data(bytes): Array(bytes)
         case .array, .dictionary: Array(value.propertyListData(format: .xml))
         }
+    }
+
+    /// `text` and a newline, in one allocation (a commit makes one per write).
+    private static func line(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 1)
+        bytes += text.utf8
+        bytes.append(0x0A)
+        return bytes
     }
 
     /// The length of `value`'s file form: its size for quota and history,
@@ -74,11 +83,19 @@ public enum FileForm {
 
     /// Whether content is an XML or binary property-list document, by its first bytes.
     static func isPropertyListDocument(_ content: [UInt8]) -> Bool {
-        if content.starts(with: Array("bplist00".utf8)) { return true }
+        if content.starts(with: binaryMagic) { return true }
         var start = 0
-        if content.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        while start < content.count, [0x20, 0x09, 0x0A, 0x0D].contains(content[start]) { start += 1 }
+        if content.starts(with: byteOrderMark) { start = 3 }
+        while start < content.count, content[start] == 0x20 || content[start] == 0x09 || content[start] == 0x0A || content[start] == 0x0D {
+            start += 1
+        }
         let head = content[start...]
-        return ["<?xml", "<!DOCTYPE plist", "<plist"].contains { head.starts(with: Array($0.utf8)) }
+        return xmlStarts.contains { head.starts(with: $0) }
     }
+
+    /// What a binary property list, a UTF-8 byte order mark and an XML property list begin with
+    /// (kept, not spelled out at each commit).
+    private static let binaryMagic = Array("bplist00".utf8)
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    private static let xmlStarts = ["<?xml", "<!DOCTYPE plist", "<plist"].map { Array($0.utf8) }
 }

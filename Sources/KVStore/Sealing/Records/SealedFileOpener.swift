@@ -74,6 +74,15 @@ struct RecordSealer {
 
     /// `record`'s frame, sealed (and signed when `signed`: the last record of a write, or a snapshot's end).
     mutating func frame(_ record: JournalRecord, signed: Bool) -> [UInt8] {
-        RecordFrame.frame(SealedRecord.seal(RecordCodec.encode(record), keys: keys, chain: &chain, signed: signed))
+        var writer = ByteWriter()
+        frame(record, signed: signed, into: &writer)
+        return writer.bytes
+    }
+
+    /// Appends `record`'s sealed frame to `writer`, sealed in place after its header.
+    mutating func frame(_ record: JournalRecord, signed: Bool, into writer: inout ByteWriter) {
+        let plain = RecordCodec.encode(record)
+        writer.bytes.reserveCapacity(writer.bytes.count + RecordFrame.headerSize + SealedRecord.size(sealing: plain.count, signed: signed))
+        RecordFrame.append(to: &writer) { SealedRecord.seal(plain, keys: keys, chain: &chain, signed: signed, into: &$0) }
     }
 }

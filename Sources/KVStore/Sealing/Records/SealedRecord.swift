@@ -41,34 +41,48 @@ enum SealedRecord {
         return (needed + largeBucketStep - 1) / largeBucketStep * largeBucketStep
     }
 
+    /// The size of the payload that seals a plain record of `length` bytes.
+    static func size(sealing length: Int, signed: Bool) -> Int {
+        headerSize + bucket(for: length) + tagSize + (signed ? signatureSize : 0)
+    }
+
     /// Seals the plain record `plain` as the next record of `chain` (which it
     /// extends), signing it when `signed`.
     static func seal(_ plain: [UInt8], keys: SealingKeys, chain: inout RecordChain, signed: Bool) -> [UInt8] {
-        var bound = ByteWriter()
-        bound.u8(format)
-        bound.u8(signed ? signedFlag : 0)
-        bound.u32(keys.currentEpoch)
-        bound.u64(chain.count)
-        var padded = plain
+        var writer = ByteWriter(capacity: size(sealing: plain.count, signed: signed))
+        seal(plain, keys: keys, chain: &chain, signed: signed, into: &writer)
+        return writer.bytes
+    }
+
+    /// Appends the payload sealing `plain` as the next record of `chain` to `writer` (see ``seal(_:keys:chain:signed:)``).
+    static func seal(_ plain: [UInt8], keys: SealingKeys, chain: inout RecordChain, signed: Bool, into writer: inout ByteWriter) {
+        let start = writer.bytes.count
+        writer.u8(format)
+        writer.u8(signed ? signedFlag : 0)
+        writer.u32(keys.currentEpoch)
+        writer.u64(chain.count)
+        var padded: [UInt8] = []
+        padded.reserveCapacity(bucket(for: plain.count))
+        padded += plain
         padded.append(0x80)
-        padded += [UInt8](repeating: 0, count: bucket(for: plain.count) - padded.count)
+        padded += repeatElement(0, count: bucket(for: plain.count) - padded.count)
+        var authenticated = chain.origin
+        authenticated += writer.bytes[start...]
         // The membership always holds the current epoch's key: a SealingKeys without it is a broken contract.
         guard let key = keys.storeKey(epoch: keys.currentEpoch),
-              let box = try? ChaChaPoly.seal(padded, using: key, authenticating: chain.origin + bound.bytes) else {
+              let box = try? ChaChaPoly.seal(padded, using: key, authenticating: authenticated) else {
             preconditionFailure("SealingKeys lacks the key of its current epoch \(keys.currentEpoch)")
         }
-        var payload = bound.bytes
-        payload += box.nonce
-        payload += box.ciphertext
-        payload += box.tag
-        payload.withUnsafeBytes { chain.extend(with: $0) }
+        writer.bytes += box.nonce
+        writer.raw(box.ciphertext)
+        writer.raw(box.tag)
+        writer.bytes.withUnsafeBytes { chain.extend(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
         if signed {
             guard let signature = try? keys.signingKey.signature(for: chain.head) else {
                 preconditionFailure("Ed25519 signing failed")
             }
-            payload += signature
+            writer.raw(signature)
         }
-        return payload
     }
 
     /// A payload's parts, as read before anything is checked.
