@@ -342,8 +342,7 @@ final class JournalWriter {
             /// current value, which is always in memory.
             /// In a sealed store (`sealing`), every record is sealed.
             func write(to file: FileDescriptor, generation: UInt64, sealing: SealingKeys?) throws(SystemCallError) -> [(JournalRecord, RecordLocation)] {
-                let files = LocatedRecordReader()
-                let all = (records + copied.compactMap { $0.read(with: files) }).sorted {
+                let all = (records + copied.compactMap { $0.read() }).sorted {
                     $0.stamp != $1.stamp ? $0.stamp < $1.stamp
                         : ($0.changes.first?.key ?? "") < ($1.changes.first?.key ?? "")
                 }

@@ -1,5 +1,3 @@
-import SystemPackage
-
 /// Where a record lies in a device's folder: one frame of a snapshot or a
 /// segment. History keeps only this of the records it lists, and reads a
 /// version's value back from its frame when someone asks for it.
@@ -30,13 +28,8 @@ extension DeviceFolder {
     /// In a sealed folder the frame's seal is opened for its file and index
     /// (``SealedRecord/Parts``): its chain was checked when the folder was read.
     func record(at location: RecordLocation) -> JournalRecord? {
-        guard let bytes = (try? read(location.fileName, from: location.offset, limit: location.length)) ?? nil else { return nil }
-        return record(inFrame: bytes, at: location)
-    }
-
-    /// The record of `bytes`, read from `location`, when they are its whole frame.
-    fileprivate func record(inFrame bytes: [UInt8], at location: RecordLocation) -> JournalRecord? {
-        guard bytes.count == location.length,
+        guard let bytes = (try? read(location.fileName, from: location.offset, limit: location.length)) ?? nil,
+              bytes.count == location.length,
               let length = bytes.withUnsafeBytes({ RecordFrame.payloadLength(ofWholeFrame: $0) }) else { return nil }
         return bytes.withUnsafeBytes { frame in
             let payload = UnsafeRawBufferPointer(rebasing: frame[RecordFrame.headerSize..<RecordFrame.headerSize + length])
@@ -64,45 +57,8 @@ struct StoredRecord: Sendable {
     /// removal), with every fact its record holds of it (its rank and its
     /// base: a `lost` mark rests on the base), or nil when its file no longer holds it.
     func read() -> JournalRecord? {
-        change(of: folder.record(at: location))
-    }
-
-    /// ``read()``, with the file opened by `files`, which keeps it open for the next reads.
-    func read(with files: LocatedRecordReader) -> JournalRecord? {
-        change(of: files.record(at: location, in: folder))
-    }
-
-    /// This key's change of `record`, when it is the record stamped `stamp`.
-    private func change(of record: JournalRecord?) -> JournalRecord? {
-        guard let record, record.stamp == stamp, let index = record.changes.firstIndex(where: { $0.key == key }) else { return nil }
+        guard let record = folder.record(at: location), record.stamp == stamp,
+              let index = record.changes.firstIndex(where: { $0.key == key }) else { return nil }
         return record.change(index)
-    }
-}
-
-/// Reads records by their locations (``DeviceFolder/record(at:)``), keeping
-/// each folder and file it opens open for the reads that follow: a
-/// snapshot's copies of history read thousands of records from a few files,
-/// which, opened anew for each record, cost two folder opens, a file open and
-/// three closes apiece. Used by one thread; its files close with it.
-final class LocatedRecordReader {
-    private var folders: [String: Folder?] = [:]
-    private var files: [String: FileDescriptor?] = [:]
-
-    init() {}
-
-    deinit {
-        for case let file? in files.values { try? file.close() }
-    }
-
-    /// The record at `location` in `folder`, or nil when its file is gone or no longer holds it.
-    func record(at location: RecordLocation, in folder: DeviceFolder) -> JournalRecord? {
-        let path = folder.path + "/" + location.fileName
-        if folders.index(forKey: folder.path) == nil { folders.updateValue((try? folder.open()) ?? nil, forKey: folder.path) }
-        guard let handle = folders[folder.path] ?? nil else { return nil }
-        if files.index(forKey: path) == nil { files.updateValue((try? handle.openFile(location.fileName, .readOnly)) ?? nil, forKey: path) }
-        guard let file = files[path] ?? nil else { return nil }
-        var frame = [UInt8](repeating: 0, count: location.length)
-        let count = frame.withUnsafeMutableBytes { (try? handle.read(file, named: location.fileName, from: location.offset, into: $0)) ?? -1 }
-        return count == location.length ? folder.record(inFrame: frame, at: location) : nil
     }
 }
