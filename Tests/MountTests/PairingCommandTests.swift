@@ -71,13 +71,9 @@ struct PairingCommandTests {
         }
     }
 
-    @Test("kvfs seal seals a new store once; a store with values and a sealed one are refused; a machine that is no member writes nothing")
+    @Test("kvfs seal seals a new store once; a sealed one is refused; a machine that is no member writes nothing")
     func seal() throws {
         try withSandbox { sandbox in
-            let other = "--sync-dir $T/other --state-dir $T/s-o"
-            let withValues = try sandbox.run("kvfs set k v \(other) && kvfs seal \(other)")
-            #expect(withValues.status == 1 && withValues.error.contains("holds values already") && withValues.error.contains("kvfs export"), "\(withValues)")
-            #expect(try sandbox.ok("ls $T/other") == "devices\nstore-id\n")
             let words = try Self.sealed(sandbox)
             #expect(words.split(separator: " ").count == 32)
             let again = try sandbox.run("kvfs seal --sync-dir $SYNC --state-dir $T/s-a")
@@ -90,6 +86,45 @@ struct PairingCommandTests {
             let stranger = try sandbox.run("kvfs set k2 v --sync-dir $SYNC --state-dir $T/s-x")
             #expect(stranger.status != 0 && stranger.error.contains("not a member"), "\(stranger)")
             #expect(try sandbox.ok("find $SYNC -type f | sort | xargs md5sum") == before)
+        }
+    }
+
+    @Test("kvfs seal converts a store with values by compaction: every value written through the mount reads back through it, grep -r finds none, and a plain machine joins to see them")
+    func sealConverts() throws {
+        try withSandbox { sandbox in
+            try sandbox.mount()
+            try sandbox.ok("""
+                echo secret-one > $M/key-one && echo secret-one-again > $M/key-one && echo secret-two > $M/key-two
+                echo secret-gone > $M/key-gone && rm $M/key-gone
+                kvfs set key-b secret-b --sync-dir $SYNC --state-dir $T/s-b
+                sleep 1; kvfs unmount $M
+                """)
+            let output = try sandbox.ok("kvfs seal $S --device-name a")
+            let lines = output.split(separator: "\n")
+            #expect(lines.count == 3 && lines[0].hasPrefix("sealed: ") && lines[1].split(separator: " ").count == 32, "\(output)")
+            #expect(lines.last?.hasPrefix("kept ") == true && lines.last?.contains("1 values and 0 removals") == true
+                    && lines.last?.contains("its plain folder is removed. It is no member: run kvfs pair here and kvfs join there") == true, "\(output)")
+            let written = ["key-one", "secret-one", "secret-one-again", "key-two", "secret-two", "key-gone", "secret-gone", "key-b", "secret-b"]
+            for text in written { #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable") }
+            // b, a machine of the plain store, is no member of the sealed one: refused, and it writes nothing.
+            let before = try sandbox.ok("find $SYNC -type f | sort | xargs md5sum")
+            let refused = try sandbox.run("kvfs status --sync-dir $SYNC --state-dir $T/s-b")
+            #expect(refused.status != 0 && refused.error.contains("not a member"), "\(refused)")
+            #expect(try sandbox.ok("find $SYNC -type f | sort | xargs md5sum") == before)
+
+            try sandbox.mount()
+            #expect(try sandbox.ok("cat $M/key-one $M/key-two $M/key-b; ls $M") == "secret-one-again\nsecret-two\nsecret-b\nkey-b\nkey-one\nkey-two\n")
+            #expect(try sandbox.ok("kvfs history key-one $S | grep -c secret-one") == "2\n", "history is kept")
+            try sandbox.ok("""
+                kvfs pair $S --timeout 60 > $T/pair.out 2>&1 &
+                pair=$!
+                until [ "$(wc -l < $T/pair.out)" -ge 2 ]; do sleep 0.1; done
+                sed -n 2p $T/pair.out | kvfs join --sync-dir $SYNC --state-dir $T/s-b --device-name b
+                wait $pair
+                """)
+            #expect(try sandbox.ok("kvfs get key-one --sync-dir $SYNC --state-dir $T/s-b; kvfs get key-b --sync-dir $SYNC --state-dir $T/s-b")
+                    == "secret-one-again\nsecret-b\n")
+            for text in written { #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable") }
         }
     }
 }

@@ -14,7 +14,7 @@ extension EngineState {
         return StatusInputs(
             deviceID: deviceID, deviceName: context.deviceName, sync: sync, ownFolder: journal.writer.folder.path, storeID: folders.storeID,
             merged: merged, readers: folders.readers.mapValues { StatusInputs.Reading(newest: $0.newest, contiguous: $0.contiguous) },
-            problems: journal.reader.problems + folders.readers.values.flatMap(\.problems), known: known, retired: known.filter(isRetired),
+            problems: journal.reader.problems + folders.readers.values.flatMap(\.problems) + sealingWarnings, known: known, retired: known.filter(isRetired),
             adoptions: folders.adoptions, names: folders.names, ownLatest: journal.latest,
             ownAhead: journal.ahead.warning(device: deviceID, folder: journal.writer.folder.path), lastSyncTime: folders.lastSyncTime)
     }
