@@ -137,6 +137,7 @@ public final class DeviceStore: Sendable {
                 throw .notMember(path: sync.path)
             }
             for refusal in sealing?.rosterRefusals ?? [] { warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
+            _ = sealing?.raiseReadMarks(state.readMarks(storeID: storeID))  // a folder rolled back while this device was away is refused
             let sync = sync.sealed(by: sealing)
             if sealing != nil, !readOnly, sync.holdsPlainRecords(of: deviceID) {
                 // Sealed since this device last wrote (kvfs seal, or it joined): its plain records are sealed first.

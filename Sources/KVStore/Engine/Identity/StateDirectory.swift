@@ -343,6 +343,17 @@ final class StateDirectory: Sendable {
         try? folder?.writeAtomically("seen.log", bytes)
     }
 
+    /// How far this device had read each sealed folder of the store `storeID` (``ReadMark``), as it last noted it.
+    func readMarks(storeID: String) -> [DeviceID: ReadMark] {
+        guard let bytes = try? folder?.read(ReadMark.fileName) else { return [:] }
+        return ReadMark.decode(bytes, storeID: storeID)
+    }
+
+    /// Notes how far this device has read each sealed folder of the store `storeID`.
+    func saveReadMarks(_ marks: [DeviceID: ReadMark], storeID: String) {
+        try? folder?.writeAtomically(ReadMark.fileName, ReadMark.encode(marks, storeID: storeID))
+    }
+
     private func writableFolder() throws(KVStoreError) -> Folder {
         guard let folder, folder.isWritable else { throw .readOnly(path: path) }
         return folder

@@ -14,6 +14,8 @@ final class StoreSealing: Sendable {
     private let lastMark: Mutex<FolderSurvey.FileStamp?>
     /// The roster's files that the last look refused (forged, altered, replayed): the status names them until `roster/` changes.
     private let refused: Mutex<[RosterRefusal]>
+    /// How far this device has read each other device's folder, this run or before it (``ReadMark``).
+    private let marks = Mutex<[DeviceID: ReadMark]>([:])
 
     /// How a store's keys follow its roster: `changeMark` is cheap (the roster folder's status), `keys` is
     /// not (it reads and checks the versions), so `keys` runs only when the mark moved. `keys` gives the keys
@@ -36,6 +38,22 @@ final class StoreSealing: Sendable {
 
     /// The roster's files refused when the keys were last taken.
     var rosterRefusals: [RosterRefusal] { refused.withLock { $0 } }
+
+    /// How far this device had read `device`'s folder, in this run or before it restarted; nil when never.
+    func readMark(of device: DeviceID) -> ReadMark? { marks.withLock { $0[device] } }
+
+    /// Takes the marks this device has reached: each one only raises the mark it had. Returns every mark
+    /// when one rose (for the state directory), nil when none did.
+    func raiseReadMarks(_ reached: [DeviceID: ReadMark]) -> [DeviceID: ReadMark]? {
+        marks.withLock { marks in
+            var rose = false
+            for (device, mark) in reached where mark > ReadMark(generation: 1, offset: 0) && marks[device].map({ $0 < mark }) ?? true {
+                marks[device] = mark
+                rose = true
+            }
+            return rose ? marks : nil
+        }
+    }
 
     /// Puts `keys` in force: a new roster version's view (a member added or revoked, a new epoch).
     func update(_ keys: SealingKeys) {
