@@ -74,6 +74,16 @@ struct SealConversionTests {
         #expect(a.status().warnings.isEmpty, "\(a.status().warnings)")
         a.close()
         for text in written { #expect(try grep(text) == "", "\(text) is still readable") }
+        // Once sealed, plain records planted at the start of a's folder (a newer plain snapshot) are refused, never sealed as a's.
+        let planted = fixture.folder(of: a) + "/" + DeviceFolder.snapshotName(99)
+        let forged = record(a.deviceID, 9_999_999_999_999, .put(key: "only-a-key", value: .string("forged")))
+        try append(frames([forged, record(a.deviceID, 9_999_999_999_999, .snapshotEnd(count: 1))]), to: planted)
+        a = try fixture.open("a")
+        #expect(try contents(a) == before)
+        #expect(a.status().warnings.contains { $0.kind == .refused && $0.file == planted })
+        #expect(fixture.warnings.all.filter { $0.contains("plain records were sealed") }.count == 1)
+        a.close()
+        try FileManager.default.removeItem(atPath: planted)
 
         // b, a device of the plain store, is no member of the sealed one: it says so and writes nothing.
         let tree = try fileTree(fixture.root.path + "/sync")

@@ -343,6 +343,14 @@ final class StateDirectory: Sendable {
         try? folder?.writeAtomically("seen.log", bytes)
     }
 
+    /// The store whose folder this device has written sealed (`sealed-store`): once it has, plain records
+    /// found at the start of its folder are a writer's without keys, refused, never sealed as its own
+    /// (docs/sealed.md § Converting a store).
+    var sealedStoreID: String? {
+        get { (try? folder?.read("sealed-store")).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } }
+        set { try? folder?.writeAtomically("sealed-store", Array(((newValue ?? "") + "\n").utf8)) }
+    }
+
     /// How far this device had read each sealed folder of the store `storeID` (``ReadMark``), as it last noted it.
     func readMarks(storeID: String) -> [DeviceID: ReadMark] {
         guard let bytes = try? folder?.read(ReadMark.fileName) else { return [:] }

@@ -40,7 +40,7 @@ extension DeviceStore {
     /// to seal once it has joined. One `fstatat` while the store is not sealed.
     func stopWritingIfSealed() {
         guard sync.sealing == nil, !isReadOnly, ((try? sync.rootFolder()) ?? nil)?.entry(RosterFolder.name) != nil,
-              Membership.isSealed(syncDirectory: syncDirectory) else { return }
+              !engine.withLock({ $0.journal.writer.isDisplaced }), Membership.isSealed(syncDirectory: syncDirectory) else { return }
         if engine.withLock({ $0.journal.writer.stop(.notMember(path: sync.path)) }) {
             context.warn("""
                 the store at \(sync.path) was sealed (its roster/ holds a version) and this device is no member: it writes \

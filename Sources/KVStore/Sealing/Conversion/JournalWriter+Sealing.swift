@@ -7,10 +7,12 @@ extension JournalWriter {
     /// store's next compactions to apply, sealed. Returns how many records were sealed.
     ///
     /// Run as the store opens, under the journal's lock, when the store is
-    /// sealed, this device is a member, and its folder still starts with a
+    /// sealed, this device is a member that has not written its folder sealed
+    /// yet (`StateDirectory.sealedStoreID`), and its folder still starts with a
     /// plain record: the device that sealed the store (`kvfs seal`), one that
     /// was interrupted doing so, and a device that wrote plain records and then
-    /// joined. The writer that compacts is this one's for the moment: the store
+    /// joined. Never after: plain records found then are a writer's without
+    /// keys, and the folder's reader refuses them. The writer that compacts is this one's for the moment: the store
     /// then reads its folder, sealed, as at any open.
     static func sealPlainRecords(of folder: DeviceFolder, device: DeviceID, claim: WriterClaim, files: any JournalFileOpener,
                                  clock: HybridLogicalClock, warn: @escaping @Sendable (String) -> Void) throws(KVStoreError) -> Int {
