@@ -127,4 +127,42 @@ struct PairingCommandTests {
             for text in written { #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable") }
         }
     }
+
+    @Test("kvfs seal refuses while another machine's mount runs; with --force, that mount writes nothing more once it sees the roster, loses nothing, and joins")
+    func sealWhileAnotherMounted() throws {
+        try withSandbox { sandbox in
+            try sandbox.ok("kvfs set key-a secret-a $S")
+            try sandbox.mount("mb", state: "s-b")
+            try sandbox.ok("echo secret-b > $T/mb/key-b")
+            let refused = try sandbox.run("kvfs seal $S --device-name a")
+            #expect(refused.status == 1 && refused.error.contains("cannot seal the store yet") && refused.error.contains("looks alive"), "\(refused)")
+            #expect(try sandbox.ok("ls $SYNC") == "devices\nstore-id\n")
+            let output = try sandbox.ok("kvfs seal $S --device-name a --force")
+            #expect(output.contains("its folder is left until it joins") && output.contains("its mount writes nothing more once it sees the store sealed"), "\(output)")
+            // Writes go on until b's mount sees the roster (within a second or two), then each is refused.
+            let writes = try sandbox.ok("""
+                for i in $(seq 100); do r=$(pywrite $T/mb/key-late late-value-$i); [ "$r" = ok ] || { echo "$i $r"; break; }; sleep 0.1; done
+                """)
+            let fields = writes.split(separator: " ", maxSplits: 1)
+            #expect(fields.count == 2 && fields[1] == "close: EACCES\n", "\(writes)")
+            let lastWritten = (Int(fields.first ?? "") ?? 1) - 1
+            #expect(try sandbox.ok("kvfs status --sync-dir $SYNC --state-dir $T/s-b").contains("this device writes nothing more"))
+            try sandbox.ok("kvfs unmount $T/mb")
+            try sandbox.ok("""
+                kvfs pair $S --timeout 60 > $T/pair.out 2>&1 &
+                pair=$!
+                until [ "$(wc -l < $T/pair.out)" -ge 2 ]; do sleep 0.1; done
+                sed -n 2p $T/pair.out | kvfs join --sync-dir $SYNC --state-dir $T/s-b --device-name b
+                wait $pair
+                """)
+            try sandbox.mount("mb", state: "s-b")
+            #expect(try sandbox.ok("cat $T/mb/key-a $T/mb/key-b") == "secret-a\nsecret-b\n")
+            let late = try sandbox.run("kvfs get key-late $S")
+            #expect(lastWritten == 0 ? late.status != 0 : late.output == "late-value-\(lastWritten)\n", "what b wrote before it saw the roster is kept: \(late)")
+            try sandbox.ok("kvfs unmount $T/mb")
+            for text in ["key-a", "secret-a", "key-b", "secret-b", "key-late", "late-value"] {
+                #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable")
+            }
+        }
+    }
 }
