@@ -16,14 +16,20 @@ struct PairingCommandTests {
     }
 
     /// Runs `kvfs pair` on a in the background, types its code into `kvfs join` on b, and waits for both.
-    static let pairAB = #"""
-        kvfs pair --sync-dir $SYNC --state-dir $T/s-a --timeout 60 > $T/pair.out 2>&1 &
+    static let pairAB = pair(member: "--sync-dir $SYNC --state-dir $T/s-a")
+
+    /// Runs `kvfs pair` on the member the options `member` name in the background, types its code into
+    /// `kvfs join` on b (state `$T/s-b`), waits for both, and prints what each said.
+    static func pair(member: String) -> String {
+        """
+        kvfs pair \(member) --timeout 60 > $T/pair.out 2>&1 &
         pair=$!
         until [ "$(wc -l < $T/pair.out)" -ge 2 ]; do sleep 0.1; done
         sed -n 2p $T/pair.out | kvfs join --sync-dir $SYNC --state-dir $T/s-b --device-name b
         wait $pair; echo "pair: $?"
         sed 1,2d $T/pair.out
-        """#
+        """
+    }
 
     @Test("kvfs pair shows a 16-word code; kvfs join with it makes the machine a member; retire --revoke takes it out")
     func pairJoinRevoke() throws {
@@ -115,13 +121,7 @@ struct PairingCommandTests {
             try sandbox.mount()
             #expect(try sandbox.ok("cat $M/key-one $M/key-two $M/key-b; ls $M") == "secret-one-again\nsecret-two\nsecret-b\nkey-b\nkey-one\nkey-two\n")
             #expect(try sandbox.ok("kvfs history key-one $S | grep -c secret-one") == "2\n", "history is kept")
-            try sandbox.ok("""
-                kvfs pair $S --timeout 60 > $T/pair.out 2>&1 &
-                pair=$!
-                until [ "$(wc -l < $T/pair.out)" -ge 2 ]; do sleep 0.1; done
-                sed -n 2p $T/pair.out | kvfs join --sync-dir $SYNC --state-dir $T/s-b --device-name b
-                wait $pair
-                """)
+            #expect(try sandbox.ok(Self.pair(member: "$S")).contains("pair: 0\npaired b ("))
             #expect(try sandbox.ok("kvfs get key-one --sync-dir $SYNC --state-dir $T/s-b; kvfs get key-b --sync-dir $SYNC --state-dir $T/s-b")
                     == "secret-one-again\nsecret-b\n")
             for text in written { #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable") }
@@ -148,13 +148,7 @@ struct PairingCommandTests {
             let lastWritten = (Int(fields.first ?? "") ?? 1) - 1
             #expect(try sandbox.ok("kvfs status --sync-dir $SYNC --state-dir $T/s-b").contains("this device writes nothing more"))
             try sandbox.ok("kvfs unmount $T/mb")
-            try sandbox.ok("""
-                kvfs pair $S --timeout 60 > $T/pair.out 2>&1 &
-                pair=$!
-                until [ "$(wc -l < $T/pair.out)" -ge 2 ]; do sleep 0.1; done
-                sed -n 2p $T/pair.out | kvfs join --sync-dir $SYNC --state-dir $T/s-b --device-name b
-                wait $pair
-                """)
+            #expect(try sandbox.ok(Self.pair(member: "$S")).contains("pair: 0\npaired b ("))
             try sandbox.mount("mb", state: "s-b")
             #expect(try sandbox.ok("cat $T/mb/key-a $T/mb/key-b") == "secret-a\nsecret-b\n")
             let late = try sandbox.run("kvfs get key-late $S")
