@@ -27,11 +27,11 @@ extension DeviceStore {
         stopWritingIfSealed()
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in
-            state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.journal.writer.isInPlace)
+            state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.own.withLock { $0.writer.isInPlace })
         }
         guard isOpen else { return nil }
         // Another store re-opens the journal, in the process's turn at it; when another process keeps it, the next refresh does.
-        let newStoreID = switching ? (try? turn.take { _ in engine.withLock { $0.isClosed ? nil : $0.takeStoreID(storeID) } }) ?? nil
+        let newStoreID = switching ? (try? journal.take { _ in engine.withLock { $0.isClosed ? nil : $0.takeStoreID(storeID) } }) ?? nil
                                    : engine.withLock { $0.takeStoreID(storeID) }
         if let newStoreID {
             state.rememberedStoreID = newStoreID.storeID
@@ -78,7 +78,7 @@ extension DeviceStore {
     /// records stay in the store — and the store's id with them, when the
     /// whole sync directory went, so that no device takes it for another store.
     private func writeOwnFolderAgain() {
-        guard !engine.withLock({ $0.journal.writer.isDisplaced }) else { return }  // it writes nothing more
+        guard !journal.folder.withLock({ $0.writer.isDisplaced }) else { return }  // it writes nothing more
         context.warn("\(sync.folder(of: deviceID).path) vanished; writing it again")
         try? sync.restoreStoreID(storeID)
         try? sync.setName(deviceName, of: deviceID)

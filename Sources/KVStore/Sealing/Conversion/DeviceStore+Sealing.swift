@@ -40,8 +40,8 @@ extension DeviceStore {
     /// to seal once it has joined. One `fstatat` while the store is not sealed.
     func stopWritingIfSealed() {
         guard sync.sealing == nil, !isReadOnly, ((try? sync.rootFolder()) ?? nil)?.entry(RosterFolder.name) != nil,
-              !engine.withLock({ $0.journal.writer.isDisplaced }), Membership.isSealed(syncDirectory: syncDirectory) else { return }
-        if engine.withLock({ $0.journal.writer.stop(.notMember(path: sync.path)) }) {
+              !journal.folder.withLock({ $0.writer.isDisplaced }), Membership.isSealed(syncDirectory: syncDirectory) else { return }
+        if journal.folder.withLock({ $0.writer.stop(.notMember(path: sync.path)) }) {
             context.warn("""
                 the store at \(sync.path) was sealed (its roster/ holds a version) and this device is no member: it writes \
                 nothing more; join it (kvfs pair on a member, kvfs join here) and mount it again, and its own records are \
@@ -56,10 +56,11 @@ extension EngineState {
     /// member, or a copy of its state directory took its folder), and the roster's files refused.
     var sealingWarnings: [SyncWarning] {
         var warnings: [SyncWarning] = []
-        if let stopped = journal.writer.stoppedBecause {
+        let (stoppedBecause, ownPath) = own.withLock { ($0.writer.stoppedBecause, $0.writer.folder.path) }
+        if let stopped = stoppedBecause {
             let fix = if case .notMember = stopped { "join the store: kvfs pair on a member, kvfs join here; then mount it again" }
                       else { "unmount this one, and give each copy of the state directory its own (a new device)" }
-            warnings.append(SyncWarning(kind: .notWriting, device: deviceID.hex, file: journal.writer.folder.path,
+            warnings.append(SyncWarning(kind: .notWriting, device: deviceID.hex, file: ownPath,
                                         message: "this device writes nothing more: \(stopped)", fix: fix))
         }
         for refusal in sync.sealing?.rosterRefusals ?? [] {
