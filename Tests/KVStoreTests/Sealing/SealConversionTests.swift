@@ -113,7 +113,7 @@ struct SealConversionTests {
         _ = b.refresh()
         #expect(throws: KVStoreError.notMember(path: fixture.root.path + "/sync")) { try b.set(.string("refused-value"), forKey: "refused-key") }
         #expect(b.status().warnings.contains { $0.kind == .notWriting && $0.message.contains("not a member") })
-        #expect(fixture.warnings.contain("writes nothing more"))
+        #expect(fixture.warnings.contain("writes and reads nothing more"))
         a = try fixture.open("a")
         #expect(a.values == before, "a keeps every value b had written before the store was sealed")
         #expect(a.status().warnings.contains { $0.kind == .refused && $0.message.contains("not a member") })

@@ -24,7 +24,7 @@ extension DeviceStore {
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
         for refusal in sync.sealing?.renewIfRosterChanged() ?? [] { context.warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
-        stopWritingIfSealed()
+        if stopWritingIfSealed() { return nil }  // a plain device of a sealed store: it can open none of its folders
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in
             state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.own.withLock { $0.writer.isInPlace })

@@ -37,17 +37,26 @@ extension DeviceStore {
     /// Stops writing when the store this plain device has open was sealed meanwhile (`kvfs seal` on
     /// another machine): it is no member, so its writes are refused from now on (``KVStoreError/notMember(path:)``),
     /// the status and the log say so, and what it wrote before it saw the roster stays in its folder, for it
-    /// to seal once it has joined. One `fstatat` while the store is not sealed.
-    func stopWritingIfSealed() {
-        guard sync.sealing == nil, !isReadOnly, ((try? sync.rootFolder()) ?? nil)?.entry(RosterFolder.name) != nil,
-              !journal.folder.withLock({ $0.writer.isDisplaced }), Membership.isSealed(syncDirectory: syncDirectory) else { return }
+    /// to seal once it has joined. Returns whether it has stopped so: it then reads no folder either, since
+    /// it could open none of the sealed ones. One `fstatat` while the store is not sealed.
+    func stopWritingIfSealed() -> Bool {
+        guard sync.sealing == nil, !isReadOnly else { return false }
+        switch journal.folder.withLock({ $0.writer.stoppedBecause }) {
+        case .notMember?: return true
+        case nil: break
+        default: return false
+        }
+        guard ((try? sync.rootFolder()) ?? nil)?.entry(RosterFolder.name) != nil, Membership.isSealed(syncDirectory: syncDirectory) else {
+            return false
+        }
         if journal.folder.withLock({ $0.writer.stop(.notMember(path: sync.path)) }) {
             context.warn("""
                 the store at \(sync.path) was sealed (its roster/ holds a version) and this device is no member: it writes \
-                nothing more; join it (kvfs pair on a member, kvfs join here) and mount it again, and its own records are \
-                sealed then
+                and reads nothing more; join it (kvfs pair on a member, kvfs join here) and mount it again, and its own \
+                records are sealed then
                 """)
         }
+        return true
     }
 }
 
