@@ -19,9 +19,10 @@ struct DeliveryMountTests {
         try sandbox.ok("jq -r \(field) \(mount)/.kvfs/status").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("kvfs wait returns once the other mount has read the write, and times out (75, naming it) while its daemon is stopped; user.kvfs.delivered follows")
-    func waitAndDelivered() throws {
-        try withSandbox { sandbox in
+    @Test("kvfs wait returns once the other mount has read the write, and times out (75, naming it) while its daemon is stopped; user.kvfs.delivered follows",
+          arguments: Sealing.allCases)
+    func waitAndDelivered(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try Self.mountOneAndTwo(sandbox)
             let other = try Self.status(sandbox, "$T/m2", ".pid")
             let stopped = try sandbox.run("""
@@ -51,10 +52,11 @@ struct DeliveryMountTests {
         }
     }
 
-    @Test("without a mount, kvfs wait reads the store itself; a bad timeout is a usage error")
-    func waitWithoutMount() throws {
-        try withSandbox { sandbox in
-            try sandbox.ok("kvfs set k v $S; kvfs set other w --sync-dir $SYNC --state-dir $T/state2; kvfs wait k --timeout 0 $S")
+    @Test("without a mount, kvfs wait reads the store itself; a bad timeout is a usage error",
+          arguments: Sealing.allCases)
+    func waitWithoutMount(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
+            try sandbox.ok("join_store --sync-dir $SYNC --state-dir $T/state2; kvfs set k v $S; kvfs set other w --sync-dir $SYNC --state-dir $T/state2; kvfs wait k --timeout 0 $S")
             let bad = try sandbox.run("kvfs wait --timeout=-1 $S")
             #expect(bad.status == 64 && bad.error.hasPrefix("Error: --timeout"), "\(bad)")
         }
@@ -165,9 +167,10 @@ struct DeliveryMountTests {
         }
     }
 
-    @Test("a sequential overwrite on two mounts of one folder is no conflict")
-    func sequentialIsNoConflict() throws {
-        try withSandbox { sandbox in
+    @Test("a sequential overwrite on two mounts of one folder is no conflict",
+          arguments: Sealing.allCases)
+    func sequentialIsNoConflict(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try Self.mountOneAndTwo(sandbox)
             try sandbox.ok("echo light > $M/theme")
             #expect(try SharingTests.poll(sandbox, "cat $T/m2/theme", until: "light\n") == "light\n")

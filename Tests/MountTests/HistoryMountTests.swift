@@ -57,9 +57,10 @@ struct HistoryMountTests {
         }
     }
 
-    @Test("cp of a version onto its key restores it, and cp onto a removed key undeletes it; each reaches another mount, whose history is the same")
-    func restoreByCopy() throws {
-        try withSandbox { sandbox in
+    @Test("cp of a version onto its key restores it, and cp onto a removed key undeletes it; each reaches another mount, whose history is the same",
+          arguments: Sealing.allCases)
+    func restoreByCopy(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try sandbox.mount(options: "--device-name laptop")
             try sandbox.mount("m2", state: "state2", options: "--device-name desk")
             try sandbox.ok("echo first > $M/theme; sleep 0.01; echo second > $M/theme; sleep 0.01")
@@ -77,9 +78,10 @@ struct HistoryMountTests {
         }
     }
 
-    @Test("kvfs history lists a key's versions oldest first, with --json; restore and undelete write a new version, with a mount and without, that another device reads")
-    func commandLine() throws {
-        try withSandbox { sandbox in
+    @Test("kvfs history lists a key's versions oldest first, with --json; restore and undelete write a new version, with a mount and without, that another device reads",
+          arguments: Sealing.allCases)
+    func commandLine(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try sandbox.mount(options: "--device-name laptop")
             try sandbox.ok("kvfs set theme dark $S && kvfs set theme light $S && kvfs rm theme $S")
             let lines = try sandbox.ok("kvfs history theme $S").split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
@@ -102,7 +104,7 @@ struct HistoryMountTests {
 
             // Without a mount: the same commands open the store; another device reads what they wrote.
             try sandbox.ok("kvfs unmount $M")
-            try sandbox.ok("kvfs rm theme $S && kvfs undelete theme $S")
+            try sandbox.ok("kvfs rm theme $S && kvfs undelete theme $S && join_store --sync-dir $SYNC --state-dir $T/other")
             #expect(try sandbox.ok("kvfs get theme --sync-dir $SYNC --state-dir $T/other") == "dark\n")
             let light = try sandbox.ok("kvfs history theme --json $S | python3 -c 'import json,sys; print([v[\"version\"] for v in json.load(sys.stdin) if v[\"value\"] == \"light\"][0])'")
             try sandbox.ok("kvfs restore theme \(light.trimmingCharacters(in: .newlines)) $S")

@@ -27,7 +27,7 @@ struct PairingCommandTests {
 
     @Test("kvfs pair shows a 16-word code; kvfs join with it makes the machine a member; retire --revoke takes it out")
     func pairJoinRevoke() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             _ = try Self.sealed(sandbox)
             let output = try sandbox.ok(Self.pairAB)
             let id = try sandbox.ok("cat $T/s-b/device-id").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -47,7 +47,7 @@ struct PairingCommandTests {
 
     @Test("wrong words, a code typed on a plain store's machine, and --revoke on a plain store are refused with one line")
     func refusals() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             let plain = try sandbox.run("kvfs set k v $S && kvfs retire nobody --revoke $S")
             #expect(plain.status == 64 && plain.error.hasPrefix("Error: --revoke is for a sealed store; this one is not"), "\(plain)")
             let typo = try sandbox.run("echo 'apple apple banana' | kvfs join $S --timeout 1")
@@ -61,7 +61,7 @@ struct PairingCommandTests {
 
     @Test("kvfs join --recovery-key joins a new machine with the recovery key alone")
     func recoveryKey() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             let words = try Self.sealed(sandbox)
             try sandbox.ok("rm -rf $T/s-a")  // every machine lost
             let wrong = try sandbox.run("echo '\(words.split(separator: " ").reversed().joined(separator: " "))' | kvfs join --recovery-key --sync-dir $SYNC --state-dir $T/s-c")
@@ -73,7 +73,7 @@ struct PairingCommandTests {
 
     @Test("kvfs seal seals a new store once; a store with values and a sealed one are refused; a machine that is no member writes nothing")
     func seal() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             let other = "--sync-dir $T/other --state-dir $T/s-o"
             let withValues = try sandbox.run("kvfs set k v \(other) && kvfs seal \(other)")
             #expect(withValues.status == 1 && withValues.error.contains("holds values already") && withValues.error.contains("kvfs export"), "\(withValues)")

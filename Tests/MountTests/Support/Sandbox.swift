@@ -15,6 +15,12 @@ import Glibc
 /// ``close()`` unmounts everything under the folder — cleanly if it can, else
 /// by killing the daemon and detaching the mount — and removes it.
 ///
+/// A sealed sandbox (``Sealing/sealed``, or any with `KVFS_TEST_SEALED=1`)
+/// has `sync` sealed by the device of `state` before the test starts, and its
+/// scripts' `seal_store` and `join_store` seal and join the other stores and
+/// devices they use (docs/sealed.md); in a plain one they do nothing. So one
+/// test runs both ways.
+///
 /// As root, each sandbox has a private mount namespace of its own (see
 /// ``MountNamespace``): its scripts, and the daemons they start, mount
 /// there. Another process that makes a mount namespace meanwhile (a test's
@@ -25,12 +31,15 @@ final class Sandbox {
     var path: String { folder.path }
     let environment: [String: String]
     let namespace: MountNamespace?
+    /// Whether the stores the test makes are sealed.
+    let sealing: Sealing
 
     var mountPoint: String { path + "/m" }
     var syncDirectory: String { path + "/sync" }
     var stateDirectory: String { path + "/state" }
 
-    init() throws {
+    init(_ sealing: Sealing = .default) throws {
+        self.sealing = sealing
         folder = TemporaryFolder("kvfs-mount-test")
         let path = folder.path
         for folder in ["m", "home", "home/data", "home/state", "home/config", "run"] {
@@ -54,6 +63,7 @@ final class Sandbox {
             "SYNC": path + "/sync",
             "STATE": path + "/state",
             "S": "--sync-dir \(path)/sync --state-dir \(path)/state",
+            "KVFS_SEALED": sealing == .sealed ? "1" : "",
         ]
     }
 
@@ -69,7 +79,14 @@ final class Sandbox {
     /// - `pywrite FILE CONTENT [FLAGS]`: open (O_WRONLY|O_CREAT|O_TRUNC, or
     ///   `append`), write CONTENT (Python escapes such as `\x00` allowed), close;
     ///   prints `ok`, or the errno names of the failed calls (`write: EDQUOT`,
-    ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors.
+    ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors;
+    /// - `seal_store STORE-OPTIONS…`: in a sealed sandbox, `kvfs seal`s a new store as the device of those
+    ///   options, keeping its recovery key in `$T/recovery-keys`; in a plain one, nothing;
+    /// - `join_store STORE-OPTIONS…`: in a sealed sandbox, joins the device of those options to its sealed
+    ///   store with the recovery key `seal_store` kept (as `kvfs join --recovery-key` does when no member is
+    ///   left to pair it; PairingCommandTests drives `kvfs pair`); in a plain one, nothing;
+    /// - `admit SYNC STATE`: in a sealed sandbox, makes the device of state directory STATE a member of the
+    ///   store at SYNC, sealing the store when it has no roster yet; in a plain one, nothing.
     static let prelude = #"""
         bytes() { python3 -c 'import sys
         for p in sys.argv[1:]: print(repr(open(p, "rb").read()))' "$@"; }
@@ -92,6 +109,22 @@ final class Sandbox {
         except OSError as e:
             failed.append("close: " + errno.errorcode[e.errno])
         print(" ".join(failed) or "ok")' "$@"; }
+        seal_store() {
+            [ -n "$KVFS_SEALED" ] || return 0
+            kvfs seal --device-name sealer "$@" > "$T/seal.out" || return
+            sed -n 2p "$T/seal.out" >> "$T/recovery-keys"
+        }
+        join_store() {
+            [ -n "$KVFS_SEALED" ] || return 0
+            while read -r words; do
+                echo "$words" | kvfs join --recovery-key --device-name joiner "$@" > /dev/null 2>&1 && return 0
+            done < "$T/recovery-keys"
+            echo "join_store $*: no recovery key kept opens the store" >&2; return 1
+        }
+        admit() {
+            [ -n "$KVFS_SEALED" ] && [ ! -e "$2/device.key" ] || return 0
+            if [ -d "$1/roster" ]; then join_store --sync-dir "$1" --state-dir "$2"; else seal_store --sync-dir "$1" --state-dir "$2"; fi
+        }
 
         """#
 
@@ -103,11 +136,12 @@ final class Sandbox {
         return result.output
     }
 
-    /// Mounts the sandbox's store (or the given one) with `kvfs mount`, which must succeed.
+    /// Mounts the sandbox's store (or the given one) with `kvfs mount`, which must succeed; in a sealed
+    /// sandbox, its device is made a member first (`admit`).
     func mount(_ mountPoint: String = "m", sync: String = "sync", state: String = "state", options: String = "",
                sourceLocation: SourceLocation = #_sourceLocation) throws {
         try FileManager.default.createDirectory(atPath: path + "/" + mountPoint, withIntermediateDirectories: true)
-        let result = try run("kvfs mount \"$T/\(mountPoint)\" --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\" \(options)")
+        let result = try run("admit \"$T/\(sync)\" \"$T/\(state)\" && kvfs mount \"$T/\(mountPoint)\" --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\" \(options)")
         guard result.status == 0, isMounted(path + "/" + mountPoint) else {
             Issue.record("kvfs mount \(mountPoint) failed: \(result)", sourceLocation: sourceLocation)
             throw MountFailed()
@@ -183,17 +217,18 @@ final class Sandbox {
     }
 }
 
-/// Runs `body` with a fresh sandbox, closed afterwards whatever happens.
-func withSandbox(_ body: (Sandbox) throws -> Void) throws {
+/// Runs `body` with a fresh sandbox (of plain or sealed stores), closed afterwards whatever happens.
+func withSandbox(_ sealing: Sealing = .default, _ body: (Sandbox) throws -> Void) throws {
     try MountEnvironment.requireBinary()
-    let sandbox = try Sandbox()
+    let sandbox = try Sandbox(sealing)
     defer { sandbox.close() }
+    if sealing == .sealed { try sandbox.ok("admit $SYNC $STATE") }
     try body(sandbox)
 }
 
-/// Runs `body` with a fresh sandbox whose store is mounted at `m`.
-func withMount(_ body: (Sandbox) throws -> Void) throws {
-    try withSandbox { sandbox in
+/// Runs `body` with a fresh sandbox (of plain or sealed stores) whose store is mounted at `m`.
+func withMount(_ sealing: Sealing = .default, _ body: (Sandbox) throws -> Void) throws {
+    try withSandbox(sealing) { sandbox in
         try sandbox.mount()
         try body(sandbox)
     }
