@@ -155,7 +155,7 @@ struct CommandLineTests {
     func defaultStore(_ sealing: Sealing) throws {
         try withSandbox(sealing) { sandbox in
             let output = try sandbox.ok(#"""
-                seal_store; kvfs set theme dark; kvfs get theme
+                kvfs set theme dark; kvfs get theme
                 [ -f $XDG_DATA_HOME/kvfs/default/store-id ] && echo "store in XDG_DATA_HOME"
                 [ -d $XDG_STATE_HOME/kvfs/default ] && echo "state in XDG_STATE_HOME"
                 kvfs mount $M && cat $M/theme

@@ -10,7 +10,6 @@ struct ExportImportTests {
     /// fraction, a NaN's payload, -0.0, a date 150 ns after 2001 inside a dictionary).
     static let seed = #"""
         A="--store com.example.a"
-        seal_store $A
         kvfs set d 2026-11-22T10:15:02.345Z --type date $A
         kvfs set r 'nan(0x5)' --type real $A
         kvfs set z -0.0 --type real $A
@@ -28,7 +27,6 @@ struct ExportImportTests {
     func roundTrip(_ sealing: Sealing) throws {
         try withSandbox(sealing) { sandbox in
             let output = try sandbox.ok(Self.seed + #"""
-                seal_store --store com.example.b; seal_store --store com.example.c; seal_store --store com.example.d
                 kvfs export $A > a.plist
                 grep -c 'exact=' a.plist
                 python3 -c 'import plistlib, sys; d = plistlib.load(open("a.plist", "rb")); print(sorted(d), d["d"], d["s"] == "two\nlines & <tags>")'
@@ -63,7 +61,6 @@ struct ExportImportTests {
         try withSandbox(sealing) { sandbox in
             let output = try sandbox.ok(#"""
                 A="--store com.example.a"
-                seal_store $A
                 kvfs set theme dark $A && head -c 600000 /dev/zero | kvfs set big - --type data $A
                 kvfs export $A > before.plist
                 python3 -c 'import plistlib, sys; sys.stdout.buffer.write(plistlib.dumps({"a": bytes(300000), "b": bytes(300000), "theme": "light"}))' > over.plist

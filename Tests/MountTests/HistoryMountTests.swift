@@ -104,7 +104,7 @@ struct HistoryMountTests {
 
             // Without a mount: the same commands open the store; another device reads what they wrote.
             try sandbox.ok("kvfs unmount $M")
-            try sandbox.ok("kvfs rm theme $S && kvfs undelete theme $S && join_store --sync-dir $SYNC --state-dir $T/other")
+            try sandbox.ok("kvfs rm theme $S && kvfs undelete theme $S")
             #expect(try sandbox.ok("kvfs get theme --sync-dir $SYNC --state-dir $T/other") == "dark\n")
             let light = try sandbox.ok("kvfs history theme --json $S | python3 -c 'import json,sys; print([v[\"version\"] for v in json.load(sys.stdin) if v[\"value\"] == \"light\"][0])'")
             try sandbox.ok("kvfs restore theme \(light.trimmingCharacters(in: .newlines)) $S")

@@ -15,11 +15,10 @@ import Glibc
 /// ``close()`` unmounts everything under the folder — cleanly if it can, else
 /// by killing the daemon and detaching the mount — and removes it.
 ///
-/// A sealed sandbox (``Sealing/sealed``, or any with `KVFS_TEST_SEALED=1`)
-/// has `sync` sealed by the device of `state` before the test starts, and its
-/// scripts' `seal_store` and `join_store` seal and join the other stores and
-/// devices they use (docs/sealed.md); in a plain one they do nothing. So one
-/// test runs both ways.
+/// In a sealed sandbox (``Sealing/sealed``, or any with `KVFS_TEST_SEALED=1`)
+/// every store a script uses is sealed, by the first device to use it, and
+/// every other device joins it first (the scripts' `kvfs`, ``prelude``;
+/// docs/sealed.md). So one test runs both ways.
 ///
 /// As root, each sandbox has a private mount namespace of its own (see
 /// ``MountNamespace``): its scripts, and the daemons they start, mount
@@ -80,13 +79,11 @@ final class Sandbox {
     ///   `append`), write CONTENT (Python escapes such as `\x00` allowed), close;
     ///   prints `ok`, or the errno names of the failed calls (`write: EDQUOT`,
     ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors;
-    /// - `seal_store STORE-OPTIONS…`: in a sealed sandbox, `kvfs seal`s a new store as the device of those
-    ///   options, keeping its recovery key in `$T/recovery-keys`; in a plain one, nothing;
-    /// - `join_store STORE-OPTIONS…`: in a sealed sandbox, joins the device of those options to its sealed
-    ///   store with the recovery key `seal_store` kept (as `kvfs join --recovery-key` does when no member is
-    ///   left to pair it; PairingCommandTests drives `kvfs pair`); in a plain one, nothing;
-    /// - `admit SYNC STATE`: in a sealed sandbox, makes the device of state directory STATE a member of the
-    ///   store at SYNC, sealing the store when it has no roster yet; in a plain one, nothing.
+    /// - `kvfs`: in a sealed sandbox, a function that makes the device a command names (by its
+    ///   `--sync-dir`, `--store` and `--state-dir`) a member of its store before the command runs: the first
+    ///   device to use a store seals it (`kvfs seal`, its recovery key kept in `$T/recovery-keys`), every
+    ///   other joins it with the recovery key (`kvfs join --recovery-key`, as when no member is left to pair
+    ///   it; PairingCommandTests drives `kvfs pair`). A plain sandbox has no such function.
     static let prelude = #"""
         bytes() { python3 -c 'import sys
         for p in sys.argv[1:]: print(repr(open(p, "rb").read()))' "$@"; }
@@ -109,21 +106,36 @@ final class Sandbox {
         except OSError as e:
             failed.append("close: " + errno.errorcode[e.errno])
         print(" ".join(failed) or "ok")' "$@"; }
-        seal_store() {
-            [ -n "$KVFS_SEALED" ] || return 0
-            kvfs seal --device-name sealer "$@" > "$T/seal.out" || return
+        [ -z "$KVFS_SEALED" ] || kvfs() {
+            case "$1" in
+            seal | join | pair | unmount | stores | help | -*) ;;
+            *) kvfs_admit "$@" || return ;;
+            esac
+            command kvfs "$@"
+        }
+        kvfs_admit() {
+            local sync= store= state= previous= argument words
+            for argument in "$@"; do
+                case "$previous" in --sync-dir) sync=$argument ;; --store) store=$argument ;; --state-dir) state=$argument ;; esac
+                case "$argument" in --sync-dir=*) sync=${argument#*=} ;; --store=*) store=${argument#*=} ;; --state-dir=*) state=${argument#*=} ;; esac
+                previous=$argument
+            done
+            grep -qxF "$sync|$store|$state" "$T/admitted" 2>/dev/null && return 0
+            local folder="${sync:-$XDG_DATA_HOME/kvfs/${store:-default}}"
+            set --
+            [ -z "$sync" ] || set -- "$@" --sync-dir "$sync"
+            [ -z "$store" ] || set -- "$@" --store "$store"
+            [ -z "$state" ] || set -- "$@" --state-dir "$state"
+            if [ -d "$folder/roster" ]; then
+                while read -r words; do
+                    echo "$words" | command kvfs join --recovery-key --device-name joiner "$@" > /dev/null 2>&1 || continue
+                    echo "$sync|$store|$state" >> "$T/admitted"; return 0
+                done < "$T/recovery-keys"
+                echo "sealed sandbox: no recovery key kept here opens $folder" >&2; return 1
+            fi
+            command kvfs seal --device-name sealer "$@" > "$T/seal.out" || return
             sed -n 2p "$T/seal.out" >> "$T/recovery-keys"
-        }
-        join_store() {
-            [ -n "$KVFS_SEALED" ] || return 0
-            while read -r words; do
-                echo "$words" | kvfs join --recovery-key --device-name joiner "$@" > /dev/null 2>&1 && return 0
-            done < "$T/recovery-keys"
-            echo "join_store $*: no recovery key kept opens the store" >&2; return 1
-        }
-        admit() {
-            [ -n "$KVFS_SEALED" ] && [ ! -e "$2/device.key" ] || return 0
-            if [ -d "$1/roster" ]; then join_store --sync-dir "$1" --state-dir "$2"; else seal_store --sync-dir "$1" --state-dir "$2"; fi
+            echo "$sync|$store|$state" >> "$T/admitted"
         }
 
         """#
@@ -136,12 +148,11 @@ final class Sandbox {
         return result.output
     }
 
-    /// Mounts the sandbox's store (or the given one) with `kvfs mount`, which must succeed; in a sealed
-    /// sandbox, its device is made a member first (`admit`).
+    /// Mounts the sandbox's store (or the given one) with `kvfs mount`, which must succeed.
     func mount(_ mountPoint: String = "m", sync: String = "sync", state: String = "state", options: String = "",
                sourceLocation: SourceLocation = #_sourceLocation) throws {
         try FileManager.default.createDirectory(atPath: path + "/" + mountPoint, withIntermediateDirectories: true)
-        let result = try run("admit \"$T/\(sync)\" \"$T/\(state)\" && kvfs mount \"$T/\(mountPoint)\" --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\" \(options)")
+        let result = try run("kvfs mount \"$T/\(mountPoint)\" --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\" \(options)")
         guard result.status == 0, isMounted(path + "/" + mountPoint) else {
             Issue.record("kvfs mount \(mountPoint) failed: \(result)", sourceLocation: sourceLocation)
             throw MountFailed()
@@ -222,7 +233,6 @@ func withSandbox(_ sealing: Sealing = .default, _ body: (Sandbox) throws -> Void
     try MountEnvironment.requireBinary()
     let sandbox = try Sandbox(sealing)
     defer { sandbox.close() }
-    if sealing == .sealed { try sandbox.ok("admit $SYNC $STATE") }
     try body(sandbox)
 }
 

@@ -23,7 +23,11 @@ extension DeviceStore {
     @discardableResult
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
-        sync.sealing?.renewIfRosterChanged()
+        if sync.sealing?.renewIfRosterChanged() == true {
+            // A folder refused under the old keys (its device not yet a member: the roster version adding it
+            // arrived after its records) is read again under the new ones, changed or not.
+            engine.withLock { state in for reader in state.folders.readers.values { reader.keysChanged() } }
+        }
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in
             state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.journal.writer.isInPlace)

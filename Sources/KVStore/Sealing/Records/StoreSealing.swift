@@ -37,14 +37,18 @@ final class StoreSealing: Sendable {
     /// Takes the roster's keys again when the roster changed since they were last taken (each refresh asks):
     /// a member added, a device revoked, a new epoch. Keys the roster no longer gives this device (it was
     /// revoked) are kept: what it had read stays readable to it, and its new records are refused elsewhere.
-    func renewIfRosterChanged() {
-        guard let renewal else { return }
+    /// Returns whether it took new keys.
+    @discardableResult
+    func renewIfRosterChanged() -> Bool {
+        guard let renewal else { return false }
         let mark = renewal.changeMark()
         let changed = lastMark.withLock { last in
             defer { last = mark }
             return last != mark
         }
-        if changed, let keys = renewal.keys() { update(keys) }
+        guard changed, let keys = renewal.keys() else { return false }
+        update(keys)
+        return true
     }
 
     /// Where stores that open find their keys (docs/sealed.md § Converting a store): given the state
