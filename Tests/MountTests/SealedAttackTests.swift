@@ -76,14 +76,20 @@ struct SealedAttackTests {
                restore: #"cp $T/whole $segA"#),
     ]
 
+    /// Seals the store as device a (state `s-a`), pairs b (`s-b`), mounts them at `ma` and `mb`, and writes
+    /// `ka1`…`ka3` on a and `kb1` on b.
+    static func pairedMounts(_ sandbox: Sandbox) throws {
+        _ = try PairingCommandTests.sealed(sandbox)
+        _ = try sandbox.ok(PairingCommandTests.pairAB)
+        try sandbox.mount("ma", state: "s-a")
+        try sandbox.mount("mb", state: "s-b")
+        try sandbox.ok("for k in 1 2 3; do echo a$k > $T/ma/ka$k; done; echo b1 > $T/mb/kb1")
+    }
+
     @Test("a forged, a copied, an altered and a replayed record, and a folder rolled back, are each refused and reported, and no value changes on either mount")
     func eachAttackIsRefusedAndNoValueChanges() throws {
-        try withSandbox(.plain) { sandbox in
-            _ = try PairingCommandTests.sealed(sandbox)
-            _ = try sandbox.ok(PairingCommandTests.pairAB)
-            try sandbox.mount("ma", state: "s-a")
-            try sandbox.mount("mb", state: "s-b")
-            try sandbox.ok("for k in 1 2 3; do echo a$k > $T/ma/ka$k; done; echo b1 > $T/mb/kb1")
+        try withSandbox(.plain) { sandbox in  // sealed here, by device a
+            try Self.pairedMounts(sandbox)
             // The copy of a's segment the rollback puts back, then a's last write before the attacks.
             try sandbox.ok(Self.attack + "cp $segA $T/before; echo a4 > $T/ma/ka4")
             let values = "ka1 a1\nka2 a2\nka3 a3\nka4 a4\nkb1 b1\n"
@@ -120,6 +126,20 @@ struct SealedAttackTests {
                 try sandbox.ok("cat $T/mb/ka5 $T/ma/kb2 2>/dev/null || true") == "a5\nb2\n"
             }
             #expect(try sandbox.ok("cat $T/ma/ka1 $T/mb/ka4") == "a1\na4\n")
+        }
+    }
+
+    @Test("roster/ deleted with every other device's folder: a member opens the store sealed still, and writes nothing in the clear")
+    func aDeletedRosterLeavesTheStoreSealed() throws {
+        try withSandbox(.plain) { sandbox in  // sealed here, by device a
+            try Self.pairedMounts(sandbox)
+            try waitUntil(seconds: 20, "a's values on b", every: 0.05) { try sandbox.ok("cat $T/mb/ka3 2>/dev/null || true") == "a3\n" }
+            try sandbox.ok("kvfs unmount $T/ma; kvfs unmount $T/mb; rm -r $SYNC/roster $SYNC/devices/$(cat $T/s-a/device-id)")
+            try sandbox.mount("mb", state: "s-b")
+            #expect(try sandbox.ok("cat $T/mb/kb1") == "b1\n")
+            try sandbox.ok("echo clear-text-secret > $T/mb/kb2")
+            #expect(try sandbox.run("grep -rqF -e clear-text-secret -e kb2 $SYNC").status == 1, "b wrote in the clear")
+            #expect(try sandbox.ok("cat $T/mb/kb2") == "clear-text-secret\n")
         }
     }
 }

@@ -83,7 +83,9 @@ final class Sandbox {
     ///   `--sync-dir`, `--store` and `--state-dir`) a member of its store before the command runs: the first
     ///   device to use a store seals it (`kvfs seal`, its recovery key kept in `$T/recovery-keys`), every
     ///   other joins it with the recovery key (`kvfs join --recovery-key`, as when no member is left to pair
-    ///   it; PairingCommandTests drives `kvfs pair`). A plain sandbox has no such function.
+    ///   it; PairingCommandTests drives `kvfs pair`). A plain sandbox has no such function;
+    /// - `admit STORE-OPTIONS…`: in a sealed sandbox, what `kvfs` does before a command, for a device the
+    ///   test opens in process (`DeviceStore`); in a plain one, nothing.
     static let prelude = #"""
         bytes() { python3 -c 'import sys
         for p in sys.argv[1:]: print(repr(open(p, "rb").read()))' "$@"; }
@@ -113,6 +115,7 @@ final class Sandbox {
             esac
             command kvfs "$@"
         }
+        admit() { [ -z "$KVFS_SEALED" ] || kvfs_admit "$@"; }
         kvfs_admit() {
             local sync= store= state= previous= argument words
             for argument in "$@"; do
