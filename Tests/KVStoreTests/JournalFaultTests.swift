@@ -70,7 +70,7 @@ struct JournalFaultTests {
         let fixture = FaultFixture()
         defer { fixture.cleanup() }
         let store = try fixture.open()
-        store.engine.withLock { $0.journal.writer.compactionFloor = 2000 }
+        store.journal.folder.withLock { $0.writer.compactionFloor = 2000 }
         let stalled = Mutex(true), syncing = DispatchSemaphore(value: 0)
         // Every fsync stalls (the compaction's of the segment it retires first), as on a slow disk.
         fixture.disk.inject { $0.beforeSync = { syncing.signal(); while stalled.withLock({ $0 }) { usleep(1000) } } }
@@ -96,7 +96,7 @@ struct JournalFaultTests {
         defer { fixture.cleanup() }
         let store = try fixture.open()
         let other = try fixture.open("b", onDisk: true)
-        store.engine.withLock { $0.journal.writer.compactionFloor = 2000 }
+        store.journal.folder.withLock { $0.writer.compactionFloor = 2000 }
         let stalled = Mutex(true)
         fixture.disk.inject { $0.beforeSync = { while stalled.withLock({ $0 }) { usleep(1000) } } }  // a slow disk
         for index in 0..<40 { try store.set(.string(String(repeating: "v", count: 100)), forKey: StoreKey("k\(index)")) }

@@ -11,9 +11,9 @@ extension DeviceStore {
     /// Makes every acknowledged write durable on disk (fsync of the journal).
     /// The fsync runs without the lock; a compaction in progress is waited for.
     public func flush() throws(KVStoreError) {
-        if let point = try engine.withLock({ state throws(KVStoreError) in try state.journal.writer.syncPoint() }) {
+        if let point = try journal.folder.withLock({ folder throws(KVStoreError) in try folder.writer.syncPoint() }) {
             try point.perform()
-            engine.withLock { $0.journal.writer.didSync(point) }
+            journal.folder.withLock { $0.writer.didSync(point) }
         }
         compactor.waitUntilIdle()  // its snapshot, and the segment it retires, are durable too
     }
@@ -35,7 +35,7 @@ extension DeviceStore {
     /// its clock starts past it even should its folder be gone.
     private func noteOwnStamp() {
         guard !isReadOnly && state.isPrimary else { return }
-        progress.noteOwnStamp(engine.withLock { $0.journal.latest }) { stamp in state.lastOwnStamp = stamp }
+        progress.noteOwnStamp(journal.folder.latest) { stamp in state.lastOwnStamp = stamp }
     }
 
     /// Tells other processes what holds the state directory (the mount point, once mounted).
@@ -56,14 +56,14 @@ extension DeviceStore {
     /// and remembers what it showed.
     public func close() {
         announceClosing()
-        turn.stopLeasing()
+        journal.stopLeasing()
         compactor.drain()
         compactor.finish(engine)
         ticker.stop()
         guard let closing = engine.withLock({ $0.close() }) else { return }
         compactor.waitUntilIdle()  // one a write started before the store closed
         _ = try? closing.syncPoint?.perform()
-        if (try? turn.take(withinProcess: true) { _ throws(KVStoreError) in state.isLastToClose() }) == true {
+        if (try? journal.take(withinProcess: true) { _ throws(KVStoreError) in state.isLastToClose() }) == true {
             publishProgress(closing: true)
             noteOwnStamp()
             state.saveSeen(visible: closing.visible, setAside: closing.setAside)
@@ -86,11 +86,11 @@ extension DeviceStore {
         compactor.retryUnfinished(engine)
         let (isOpen, point): (Bool, JournalWriter.SyncPoint?) = engine.withLock { state in
             // An error reaches the next flush() or close() that asks.
-            state.isClosed ? (false, nil) : (true, (try? state.journal.writer.syncPoint()) ?? nil)
+            state.isClosed ? (false, nil) : (true, state.own.withLock { (try? $0.writer.syncPoint()) ?? nil })
         }
         guard isOpen else { return }
-        turn.releaseIfWaitedFor()
-        if let point, (try? point.perform()) != nil { engine.withLock { $0.journal.writer.didSync(point) } }
+        journal.releaseIfWaitedFor()
+        if let point, (try? point.perform()) != nil { journal.folder.withLock { $0.writer.didSync(point) } }
         logHealth()
         if settlePrimary() { progress.publishIfDue { engine.withLock { $0.readProgress() } } }
         noteOwnStamp()

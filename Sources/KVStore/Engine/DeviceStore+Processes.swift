@@ -17,7 +17,7 @@ extension DeviceStore {
     /// (while appending, or on a change of its folder): ServerChange, as for
     /// another device's writes, and QuotaViolationChange for keys they set aside.
     func reportOtherProcessesWrites() {
-        let writes = engine.withLock { $0.journal.takeOtherProcessesWrites() }
+        let writes = journal.folder.withLock { $0.takeOtherProcessesWrites() }
         if !writes.changed.isEmpty { notifier.record(StoreChange(reason: .serverChange, keys: Array(writes.changed))) }
         if !writes.setAside.isEmpty { notifier.record(StoreChange(reason: .quotaViolationChange, keys: Array(writes.setAside))) }
     }

@@ -43,8 +43,9 @@ public final class DeviceStore: Sendable {
     let context: StoreContext
     /// This device's private folder: its lock, and what it notes of itself.
     let state: StateDirectory
-    /// This process's turn at the device's journal: taken before `engine`'s lock, by writes, never by reads.
-    let turn: JournalTurn
+    /// This device's own journal: its turn (`journal.lock`), taken before `engine`'s lock, by writes,
+    /// never by reads; and its folder (writer, reader of the device's other processes), taken inside it.
+    let journal: OwnJournal
     /// What reads and writes need.
     let engine: Mutex<EngineState>
     /// Compacts the journal; only a compaction's first step takes `engine`'s lock.
@@ -151,13 +152,12 @@ public final class DeviceStore: Sendable {
         let opening = if let lock = state.journalLock { try lock.exclusively(open) } else { try open() }
         context = opening.context
         let unfinishedCompaction = opening.ownReader.foundUnfinishedCompaction && !readOnly
-        let lastOwnStamp = state.lastOwnStamp
-        turn = JournalTurn(lock: state.journalLock)
-        engine = Mutex(EngineState(context: context, writer: opening.writer,
-                                   ownReader: opening.ownReader, own: opening.own, storeID: opening.storeID, lastOwnStamp: lastOwnStamp))
+        let (lastOwnStamp, read, storeID) = (state.lastOwnStamp, opening.own, opening.storeID)
+        journal = OwnJournal(lock: state.journalLock, opened: OwnFolder.State(writer: opening.writer, reader: opening.ownReader))
+        engine = Mutex(EngineState(context: context, own: journal.folder, read: read, storeID: storeID, lastOwnStamp: lastOwnStamp))
         notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         self.state = state
-        compactor = Compactor(lock: state.compactionLock, turn: turn, warn: warn)
+        compactor = Compactor(lock: state.compactionLock, journal: journal, warn: warn)
         progress = ProgressPublisher(sync: sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
         waits = WaitAnnouncer(sync: sync, device: context.deviceID, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
@@ -305,7 +305,7 @@ public final class DeviceStore: Sendable {
     /// (and what the store holds), the quota checked for all of them
     /// together, their records journaled in one append and merged, inside
     /// the engine's `Mutex` (``EngineState/write(_:refusing:)``), in this
-    /// process's turn at the journal (``JournalTurn``, taken first: the wait
+    /// process's turn at the journal (``OwnJournal``, taken first: the wait
     /// for another process's turn holds up no read); then, outside both, the
     /// commit listeners and the observers, and, if the journal has grown
     /// enough, a compaction queued (``compactWhenDue()``). All or nothing:
@@ -328,7 +328,7 @@ public final class DeviceStore: Sendable {
             for key in keys { try QuotaUsage.checkKey(key) }
             compactor.retryUnfinished(engine)
             func attempt() throws(KVStoreError) -> EngineState.WriteOutcome? {
-                try turn.take { kept throws(KVStoreError) in
+                try journal.take { kept throws(KVStoreError) in
                     try engine.withLock { state throws(KVStoreError) in
                         if !kept { try state.followOtherProcesses() }
                         let current = try state.entriesToReplace(keys)

@@ -19,14 +19,15 @@ extension EngineState {
     /// it as it would another device's records, its clock moving past them.
     /// Returns the keys whose visible entry changed.
     mutating func readOwnFolder() -> Set<StoreKey> {
-        let batch = journal.reader.readNew()
+        let batch = own.withLock { $0.reader.readNew() }
         let changed = merge(batch, from: deviceID)
         // As at open: a record stamped past the clock's horizon is not this device's latest (``OwnRecordsAhead``).
-        journal.noteRead(latestAdmitted(batch, of: deviceID))
+        let latest = latestAdmitted(batch, of: deviceID)
+        own.withLock { $0.noteRead(latest) }
         return changed
     }
 
-    /// Readies this process, in its turn at the journal (``JournalTurn``), to
+    /// Readies this process, in its turn at the journal (``OwnJournal``), to
     /// append or to start a compaction: reads what the device's other
     /// processes appended (so that the quota is checked against every write
     /// of the device, and the clock stamps the next write after all of
@@ -35,17 +36,20 @@ extension EngineState {
     mutating func followOtherProcesses() throws(KVStoreError) {
         guard !context.isReadOnly else { return }
         readOtherProcessesWrites()
-        try journal.writer.follow(journal.reader)
+        try own.withLock { folder throws(KVStoreError) in try folder.followOtherProcesses() }
     }
 
     /// Reads what the device's other processes wrote, unless nothing is new
     /// (``JournalWriter/holdsNothingNew(past:)``), keeping it for the store
-    /// to report (``OwnJournal/takeOtherProcessesWrites()``).
+    /// to report (``OwnFolder/State/takeOtherProcessesWrites()``).
     mutating func readOtherProcessesWrites() {
-        guard !journal.writer.holdsNothingNew(past: journal.reader) else { return }
+        guard !own.withLock({ $0.holdsNothingNew }) else { return }
         let setAsideBefore = merged.setAside
-        journal.fromOtherProcesses.changed.formUnion(readOwnFolder())
-        journal.fromOtherProcesses.setAside.formUnion(merged.setAside.subtracting(setAsideBefore))
+        let changed = readOwnFolder()
+        let setAside = merged.setAside.subtracting(setAsideBefore)
+        own.withLock { folder in
+            folder.fromOtherProcesses.changed.formUnion(changed)
+            folder.fromOtherProcesses.setAside.formUnion(setAside)
+        }
     }
-
 }

@@ -1,8 +1,9 @@
 import Foundation
 
 /// What reads and writes of a store need, and the operations on it: the
-/// merge of every device folder's records, this device's own journal
-/// (``OwnJournal``), what it knows of the folders (``FolderView``), and
+/// merge of every device folder's records, this device's own folder
+/// (``OwnFolder``, its journal's part the engine reaches), what it knows of
+/// the folders (``FolderView``), and
 /// their history (``HistoryIndex``). Its methods are the operations that
 /// need more than one of these; what needs one alone is a method of that one.
 ///
@@ -13,13 +14,15 @@ import Foundation
 /// ``HealthMonitor``, ``ChangeNotifier``) take this lock for as long as it
 /// takes to copy or change what they need, and do their own work, the disk's
 /// fsyncs included, without it; this state cannot reach them, so the lock
-/// is never held while one of theirs is taken.
+/// is never held while one of theirs is taken. The own folder's lock is
+/// taken inside this one (``OwnFolder``); the journal's turn, before it
+/// (``OwnJournal``), which this state cannot reach either.
 struct EngineState {
     let context: StoreContext
     /// The last-writer-wins merge of the folders' records, with the quota rule on top.
     var merged: MergedState
-    /// This device's own journal: its writer, its processes' lock, its latest stamp.
-    var journal: OwnJournal
+    /// This device's own folder: its writer, the reader of what the device's other processes append, its latest stamp.
+    let own: OwnFolder
     /// What this device knows of the device folders: their readers, what they say of each other.
     var folders: FolderView
     /// What history knows of the versions the folders hold (values stay in the files).
@@ -32,17 +35,16 @@ struct EngineState {
     var isClosed = false
 
     /// The state of a store being opened: this device's own folder, as
-    /// `ownReader` read it (`own`), then every other device's.
+    /// its reader read it (`read`), then every other device's.
     ///
     /// - Parameter lastOwnStamp: the latest own stamp the state directory noted.
-    init(context: StoreContext, writer: JournalWriter, ownReader: DeviceFolderReader,
-         own: DeviceFolderReader.Batch, storeID: String, lastOwnStamp: HLCTimestamp?) {
+    init(context: StoreContext, own: OwnFolder, read: DeviceFolderReader.Batch, storeID: String, lastOwnStamp: HLCTimestamp?) {
         self.context = context
-        journal = OwnJournal(writer: writer, reader: ownReader)
+        self.own = own
         folders = FolderView(storeID: storeID)
         merged = MergedState(owner: context.deviceID)
-        _ = merge(own, from: deviceID)
-        journal.latest = latestAdmitted(own, of: deviceID)
+        _ = merge(read, from: deviceID)
+        own.latest = latestAdmitted(read, of: deviceID)
         observePublishedProgress(lastOwnStamp: lastOwnStamp)
         _ = readFolders()
     }
@@ -88,7 +90,7 @@ struct EngineState {
         let changed = merged.apply(records, in: deviceID)
         // The caller knows what it wrote; the quota rule may have moved other keys.
         unannouncedKeys.formUnion(changed.subtracting(records.flatMap { $0.changes.map(\.key) }))
-        return WriteOutcome(records: records, displaced: merged.setAside.subtracting(setAsideBefore), compactionDue: journal.writer.shouldCompact)
+        return WriteOutcome(records: records, displaced: merged.setAside.subtracting(setAsideBefore), compactionDue: own.withLock { $0.writer.shouldCompact })
     }
 
     /// Stamps `operations` and appends them to this device's journal in one
@@ -96,7 +98,7 @@ struct EngineState {
     /// compaction's new segment. Reached from ``write(_:refusing:)``, and
     /// from ``rewriteOwnRecordsAhead()``, which appends again records
     /// acknowledged before; both in this process's turn at the journal
-    /// (``JournalTurn``), after ``followOtherProcesses()``: the clock has
+    /// (``OwnJournal``), after ``followOtherProcesses()``: the clock has
     /// passed every record of the device's other processes.
     mutating func append(_ operations: [JournalRecord.Operation]) throws(KVStoreError) -> [JournalRecord] {
         var records: [JournalRecord] = []
@@ -107,7 +109,7 @@ struct EngineState {
             for change in record.changes { written[change.key] = record.stamp }
             records.append(record)
         }
-        let locations = try journal.append(records)
+        let locations = try own.withLock { folder throws(KVStoreError) in try folder.append(records) }
         history.add(zip(records, locations), in: deviceID)
         return records
     }
@@ -176,7 +178,7 @@ struct EngineState {
     mutating func close() -> Closing? {
         guard !isClosed else { return nil }
         isClosed = true
-        return Closing(syncPoint: (try? journal.writer.syncPoint()) ?? nil, visible: merged.visible.mapValues(\.stamp),
+        return Closing(syncPoint: own.withLock { (try? $0.writer.syncPoint()) ?? nil }, visible: merged.visible.mapValues(\.stamp),
                        setAside: merged.winners.filter { merged.setAside.contains($0.key) }.mapValues(\.stamp))
     }
 }

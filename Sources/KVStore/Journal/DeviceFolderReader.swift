@@ -61,6 +61,10 @@ final class DeviceFolderReader {
     private(set) var contiguous: HLCTimestamp?
     /// The latest stamp read from the folder.
     private(set) var newest: HLCTimestamp?
+    /// How many records its reads have returned: of this device's own
+    /// folder, only what the device's other processes wrote (OwnAppendsTests
+    /// counts them), this process's own never.
+    private(set) var recordsRead = 0
     /// The problems of the last read, and the warnings said.
     private var report: ReaderReport
     /// What keeps the last read from reading everything the folder holds.
@@ -160,6 +164,7 @@ final class DeviceFolderReader {
         }
         for record in batch.records { newest = max(newest ?? record.stamp.time, record.stamp.time) }
         if let latest = batch.latest { newest = max(newest ?? latest, latest) }
+        recordsRead += batch.records.count
         return batch
     }
 

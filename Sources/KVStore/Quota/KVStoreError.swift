@@ -22,7 +22,7 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Another process holds this device's state directory.
     case stateDirectoryBusy(path: String, holder: String)
     /// Another process of this device has held its journal (`journal.lock`,
-    /// at `path`) for longer than a write waits (`JournalTurn`): nothing was
+    /// at `path`) for longer than a write waits (`OwnJournal`): nothing was
     /// written; `holder` names it, as `/proc/locks` does.
     case journalBusy(path: String, holder: String, seconds: Int)
     /// A file of the store could not be read or written.

@@ -20,7 +20,7 @@ final class FileLock: Sendable {
     let path: String
     private let file: FileDescriptor
     /// What a process that finds the lock held does to ask its holder for it
-    /// (``JournalTurn``: a mount keeps the journal's lock between its
+    /// (``OwnJournal``: a mount keeps the journal's lock between its
     /// writes until someone asks); nil: nothing, the holder lets go by itself.
     private let ask: (@Sendable () -> Void)?
 

@@ -124,7 +124,7 @@ final class HistorySchedule {
         let store = try DeviceStore(syncDirectory: URL(fileURLWithPath: sync), stateDirectory: URL(fileURLWithPath: device.state),
                                     deviceName: device.name, clock: HybridLogicalClock { time.now }, warn: { _ in },
                                     journalFiles: device.disk)
-        store.engine.withLock { $0.journal.writer.compactionFloor = 4096 }
+        store.journal.folder.withLock { $0.writer.compactionFloor = 4096 }
         store.progress.interval = .infinity  // published by the schedule, so that runs replay exactly
         let model = self.model
         store.notifier.listenToAppends { model.add($0) }

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import KVStore
 
-/// The device's journal is taken in turns (``JournalTurn``): another process
+/// The device's journal is taken in turns (``OwnJournal``): another process
 /// holding `journal.lock` holds up, at most, this process's writes, never
 /// its reads, and whatever re-opens the journal waits for that process's append.
 @Suite("Turns at the journal")
@@ -29,7 +29,7 @@ struct JournalTurnTests {
         let a = try fixture.open("a")
         defer { a.close(); fixture.cleanup() }
         try a.set(.integer(1), forKey: "k")
-        a.turn.patience = .seconds(2)
+        a.journal.patience = .seconds(2)
         let other = try journalLock(of: "a")
         try other.lock()
         let result = Mutex<Result<Void, KVStoreError>?>(nil)

@@ -11,10 +11,7 @@ struct OwnSnapshotTests {
 
     /// The generation of the snapshot `store`'s reader of its own folder has read, and what that reader finds next.
     private func ownReader(_ store: DeviceStore) -> (snapshot: UInt64?, next: DeviceFolderReader.Batch) {
-        store.engine.withLock { state in
-            let reader = state.journal.reader
-            return (reader.snapshotGeneration, reader.readNew())
-        }
+        store.journal.folder.withLock { folder in (folder.reader.snapshotGeneration, folder.reader.readNew()) }
     }
 
     @Test("after its own compaction a store's reader is past the snapshot it wrote: nothing to read again, and its writes since are read once")
@@ -25,7 +22,7 @@ struct OwnSnapshotTests {
             for index in 0..<50 { try a.set(.string("\(round) " + String(repeating: "v", count: 500)), forKey: StoreKey("k\(index)")) }
         }
         a.compact()
-        let generation = a.engine.withLock { $0.journal.writer.generation }
+        let generation = a.journal.folder.withLock { $0.writer.generation }
         let after = ownReader(a)
         #expect(after.snapshot == generation)
         #expect(!after.next.replacesAll && after.next.records.isEmpty, "read again: \(after.next.records.count) records")

@@ -46,7 +46,7 @@ final class SimulatedDevice {
         let clock = HybridLogicalClock { UInt64(Int64(time.now) + skew) }
         let store = try DeviceStore(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: name,
                                     clock: clock, warn: { _ in })
-        store.engine.withLock { $0.journal.writer.compactionFloor = Self.compactionFloor }
+        store.journal.folder.withLock { $0.writer.compactionFloor = Self.compactionFloor }
         store.progress.interval = .infinity  // published by the schedule, so that runs replay exactly
         store.notifier.listenToAppends { [model] in model.add($0) }
         self.store = store

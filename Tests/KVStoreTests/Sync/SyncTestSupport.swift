@@ -29,7 +29,7 @@ struct SyncFixture {
         let store = try DeviceStore(syncDirectory: URL(fileURLWithPath: root.path + "/" + sync),
                                     stateDirectory: URL(fileURLWithPath: root.path + "/state-" + name),
                                     deviceName: name, clock: clock, warn: warnings.add)
-        if let compactionFloor { store.engine.withLock { $0.journal.writer.compactionFloor = compactionFloor } }
+        if let compactionFloor { store.journal.folder.withLock { $0.writer.compactionFloor = compactionFloor } }
         if let retention { try store.setRetention(retention) }
         return store
     }

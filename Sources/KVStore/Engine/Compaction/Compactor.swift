@@ -26,7 +26,7 @@ import Synchronization
 /// to the last, so that one compaction runs at a time and whoever needs the
 /// old segment durable waits for it (``waitUntilIdle()``); writes never wait
 /// for it. They are taken before the process's turn at the journal
-/// (``JournalTurn``) and the store's lock, never while those are held:
+/// (``OwnJournal``) and the store's lock, never while those are held:
 /// ``EngineState`` cannot reach them.
 final class Compactor: Sendable {
     /// Where compaction stands between two compactions.
@@ -75,13 +75,13 @@ final class Compactor: Sendable {
     /// one at a time (nil for a store opened read-only). Taken with the phase
     /// held, which orders this process's threads (a flock does not).
     private let lock: FileLock?
-    /// The process's turn at the journal, which a compaction's first step takes before the store's lock.
-    private let turn: JournalTurn
+    /// The device's journal, whose turn a compaction's first step takes before the store's lock.
+    private let journal: OwnJournal
     private let warn: @Sendable (String) -> Void
 
-    init(lock: FileLock?, turn: JournalTurn, warn: @escaping @Sendable (String) -> Void) {
+    init(lock: FileLock?, journal: OwnJournal, warn: @escaping @Sendable (String) -> Void) {
         self.lock = lock
-        self.turn = turn
+        self.journal = journal
         self.warn = warn
         queue.setSpecific(key: Self.onQueue, value: ())
     }
@@ -120,7 +120,7 @@ final class Compactor: Sendable {
     /// device's): after a write made it due, on the compactor's queue (``inBackground(_:)``).
     func compactIfDue(_ engine: borrowing Mutex<EngineState>) {
         phase.withLockIfAvailable { phase in
-            _ = holdingLock(waiting: false) { run(engine, &phase) { $0.journal.writer.shouldCompact ? Additions() : nil } }
+            _ = holdingLock(waiting: false) { run(engine, &phase) { state in state.own.withLock { $0.writer.shouldCompact } ? Additions() : nil } }
         }
     }
 
@@ -233,7 +233,7 @@ final class Compactor: Sendable {
             TombstoneCollection.Peer(progress: state.sync.progress(of: peer), readUpTo: state.folders.mergedUpTo(peer),
                                      newest: state.merged.folders[peer] ?? [:])
         }
-        return TombstoneCollection.collectable(tombstones, of: device, latest: state.journal.latest, peers: peers)
+        return TombstoneCollection.collectable(tombstones, of: device, latest: state.own.latest, peers: peers)
     }
 
     /// How the first step went.
@@ -262,9 +262,9 @@ final class Compactor: Sendable {
         // the snapshot holds every record of the device, and the new segment comes after all of them.
         let beginning: Beginning
         do throws(KVStoreError) {
-            beginning = try turn.take { kept throws(KVStoreError) -> Beginning in
+            beginning = try journal.take { kept throws(KVStoreError) -> Beginning in
                 try engine.withLock { state throws(KVStoreError) -> Beginning in
-                    guard !state.isClosed, !state.journal.writer.isDisplaced else { return .notNeeded }
+                    guard !state.isClosed, !state.own.withLock({ $0.writer.isDisplaced }) else { return .notNeeded }
                     if !kept { try state.followOtherProcesses() }
                     guard var extra = additions(&state) else { return .notNeeded }
                     if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
@@ -283,12 +283,12 @@ final class Compactor: Sendable {
             let located = try compaction.finish()
             engine.withLock { state in
                 state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located)
-                state.journal.wroteSnapshot(generation, of: compaction.folder.path)
+                state.own.withLock { $0.wroteSnapshot(generation, of: compaction.folder.path) }
             }
             phase = .idle
             return .written(stamp: stamp, generation: generation)
         } catch {
-            if engine.withLock({ $0.journal.writer.isDisplaced }) {
+            if journal.folder.withLock({ $0.writer.isDisplaced }) {
                 // A copy of this state directory took the folder: its files are not this process's to replace.
                 warn("compacting the journal stopped: \(error)")
                 phase = .idle
@@ -310,14 +310,17 @@ final class Compactor: Sendable {
         let snapshot = Self.snapshot(of: &state, adding: extra)
         do throws(KVStoreError) {
             let stamp = Stamp(time: try state.clock.now(), device: state.deviceID)
-            let compaction = if let unfinished {
-                try state.journal.writer.resnapshot(snapshot.written, copying: snapshot.copied, stamp: stamp, replacing: unfinished)
-            } else {
-                try state.journal.beginCompaction(snapshot.written, copying: snapshot.copied, stamp: stamp)
+            let (compaction, generation) = try state.own.withLock { folder throws(KVStoreError) in
+                let compaction = if let unfinished {
+                    try folder.writer.resnapshot(snapshot.written, copying: snapshot.copied, stamp: stamp, replacing: unfinished)
+                } else {
+                    try folder.beginCompaction(snapshot.written, copying: snapshot.copied, stamp: stamp)
+                }
+                folder.latest = stamp.time
+                return (compaction, folder.writer.generation)
             }
-            state.journal.latest = stamp.time
             _ = state.noteVisibleChanges(state.merged.replace(recordsIn: state.deviceID, with: snapshot.merged))
-            return .started(compaction, stamp: stamp.time, generation: state.journal.writer.generation)
+            return .started(compaction, stamp: stamp.time, generation: generation)
         } catch {
             warn("compaction failed, the journal keeps growing: \(error)")
             return .failed

@@ -20,7 +20,7 @@ extension EngineState {
     /// another store's, this device starts over from that store's content:
     /// its journal is reopened on its folder there, and every folder read
     /// again; that is done in the process's turn at the journal
-    /// (``JournalTurn``), as any write is: the reader finds the folder's last
+    /// (``OwnJournal``), as any write is: the reader finds the folder's last
     /// whole record, and the writer cuts what follows it, which must not be
     /// the record another process of the device is appending. Nil when the
     /// id is the one this device served.
@@ -33,17 +33,19 @@ extension EngineState {
         merged = MergedState(owner: deviceID)
         folders.heldBack = HeldBackRecords()
         history = HistoryIndex()
-        journal.ahead = OwnRecordsAhead()
         (folders.adoptions, folders.adoptedUpTo) = ([:], [:])
-        let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: context.warn)
         folders.readers = [:]
-        journal.reader = ownReader
-        let own = ownReader.readNew()  // as at open: to the end, for the writer to append after its last whole record
-        _ = merge(own, from: deviceID)
-        journal.latest = latestAdmitted(own, of: deviceID)
+        let (device, folder, warn) = (deviceID, sync.folder(of: deviceID), context.warn)
+        let read = own.withLock { own in
+            own.ahead = OwnRecordsAhead()
+            own.reader = DeviceFolderReader(device: device, folder: folder, ownFolder: true, warn: warn)
+            return own.reader.readNew()  // as at open: to the end, for the writer to append after its last whole record
+        }
+        _ = merge(read, from: deviceID)
+        own.latest = latestAdmitted(read, of: deviceID)
         do {
             try sync.setName(context.deviceName, of: deviceID)
-            journal.writer = try journal.writer.reopened(on: sync.folder(of: deviceID), recoveredBy: ownReader)
+            try own.withLock { own throws(KVStoreError) in own.writer = try own.writer.reopened(on: folder, recoveredBy: own.reader) }
         } catch {
             warn("cannot write to the new store: \(error)")
         }

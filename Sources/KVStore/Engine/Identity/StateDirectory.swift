@@ -29,7 +29,7 @@ import Glibc
 /// - `journal.lock`, held while a process appends to the journal, starts a
 ///   compaction, opens the store or joins (``journalLock``); a mount keeps
 ///   it between its writes while no other process asks for it, which one
-///   does by closing `journal.ask` after opening it for writing (``JournalTurn``).
+///   does by closing `journal.ask` after opening it for writing (``OwnJournal``).
 /// - `compaction.lock`, held for a whole compaction: one at a time (``compactionLock``).
 /// - `primary.lock`, held by the one process that writes what only one may:
 ///   the change log, `seen.log`, `last-stamp` and the device's published
@@ -85,7 +85,7 @@ final class StateDirectory: Sendable {
 
     var changeLogPath: String { path + "/changes.log" }
 
-    /// The file a process closes after opening it for writing to ask for the journal's lock (``JournalTurn``).
+    /// The file a process closes after opening it for writing to ask for the journal's lock (``OwnJournal``).
     static let askName = "journal.ask"
 
     /// The path of the file that asks for the journal's lock, for a mount's watcher.
@@ -254,7 +254,7 @@ final class StateDirectory: Sendable {
     /// holds `lock` alone from now on (its text says it is closing, so that a
     /// process opening the store waits for it) and is the primary, for the
     /// device's closing work; ``unlock()`` lets go. Called in the process's
-    /// turn at the journal (``JournalTurn``), which orders its threads around the journal's lock.
+    /// turn at the journal (``OwnJournal``), which orders its threads around the journal's lock.
     func isLastToClose() -> Bool {
         guard let deviceLock = holding.withLock({ $0.deviceLock }), let journalLock else { return false }
         let isLast = (try? journalLock.exclusively { () throws(KVStoreError) -> Bool in

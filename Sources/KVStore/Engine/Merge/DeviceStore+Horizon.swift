@@ -9,9 +9,9 @@ extension DeviceStore {
         guard !isReadOnly else { return }
         let rewritten: [JournalRecord]?
         do {
-            rewritten = try turn.take { kept throws(KVStoreError) -> [JournalRecord]? in
+            rewritten = try journal.take { kept throws(KVStoreError) -> [JournalRecord]? in
                 try engine.withLock { state throws(KVStoreError) -> [JournalRecord]? in
-                    guard state.journal.ahead.isDue else { return nil }
+                    guard state.own.withLock({ $0.ahead.isDue }) else { return nil }
                     if !kept { try state.followOtherProcesses() }
                     return try state.rewriteOwnRecordsAhead()
                 }
@@ -26,7 +26,7 @@ extension DeviceStore {
         if !rewritten.isEmpty { notifier.committed() }
         reportOtherProcessesWrites()
         announceVisibleChanges()
-        let warning = engine.withLock { state in state.journal.ahead.warning(device: state.deviceID, folder: state.journal.writer.folder.path) }
+        let warning = journal.folder.withLock { $0.aheadWarning(device: deviceID) }
         if let warning { context.warn("\(warning.message); \(warning.fix)") }
     }
 }

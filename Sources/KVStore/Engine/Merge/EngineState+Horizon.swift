@@ -18,8 +18,8 @@ extension EngineState {
         let later = batch.records.filter { $0.stamp.time > horizon }
         if device == deviceID {
             _ = folders.heldBack.hold(later.filter { $0.stamp.device != deviceID }, of: device, replacing: batch.replacesAll)
-            journal.ahead.note(later.filter { $0.stamp.device == deviceID }, latest: batch.latest.flatMap { $0 > horizon ? $0 : nil },
-                          replacing: batch.replacesAll)
+            let ahead = later.filter { $0.stamp.device == deviceID }, latest = batch.latest.flatMap { $0 > horizon ? $0 : nil }
+            own.withLock { $0.ahead.note(ahead, latest: latest, replacing: batch.replacesAll) }
         } else if folders.heldBack.hold(later, of: device, replacing: batch.replacesAll), let latest = later.map(\.stamp.time).max() {
             warn("\(sync.folder(of: device).path): records stamped up to \(latest) are more than \(Self.offsetText) ahead of this device's clock; they are held back until it comes within \(Self.offsetText) of them; check the clocks of both machines")
         }
@@ -36,10 +36,10 @@ extension EngineState {
     /// They are appended as they were, without a quota check: they are
     /// writes acknowledged before, as another device's records are merged.
     mutating func rewriteOwnRecordsAhead() throws(KVStoreError) -> [JournalRecord] {
-        let waiting = journal.ahead.waiting
+        let waiting = own.withLock { $0.ahead.waiting }
         let records = waiting.isEmpty ? [] : try append(waiting.map(\.operation))
         _ = noteVisibleChanges(merged.apply(records, in: deviceID))
-        journal.ahead.rewritten(records)
+        own.withLock { $0.ahead.rewritten(records) }
         return records
     }
 

@@ -30,11 +30,11 @@ extension DeviceStore {
         }
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in
-            state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.journal.writer.isInPlace)
+            state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.own.withLock { $0.writer.isInPlace })
         }
         guard isOpen else { return nil }
         // Another store re-opens the journal, in the process's turn at it; when another process keeps it, the next refresh does.
-        let newStoreID = switching ? (try? turn.take { _ in engine.withLock { $0.isClosed ? nil : $0.takeStoreID(storeID) } }) ?? nil
+        let newStoreID = switching ? (try? journal.take { _ in engine.withLock { $0.isClosed ? nil : $0.takeStoreID(storeID) } }) ?? nil
                                    : engine.withLock { $0.takeStoreID(storeID) }
         if let newStoreID {
             state.rememberedStoreID = newStoreID.storeID

@@ -65,7 +65,7 @@ extension EngineState {
         if kept.values + kept.removals > 0 {
             warn("""
                 devices/\(device.hex) (\(displayName(of: device))) vanished; its \(kept.values) values and \
-                \(kept.removals) removals that still count are kept in this device's folder (\(journal.writer.folder.path)). \
+                \(kept.removals) removals that still count are kept in this device's folder (\(own.withLock { $0.writer.folder.path })). \
                 Nothing is lost; if the folder went by mistake and the device still runs, it writes it again
                 """)
         }
@@ -93,7 +93,7 @@ extension EngineState {
         // for a sync directory holding 20,000 empty device folders).
         // This device's own are kept here; its other processes may have adopted more (`kvfs retire`).
         // Those count once this process has read the snapshot that holds the copies.
-        let ownSnapshot = journal.reader.snapshotGeneration ?? 0
+        let ownSnapshot = own.withLock { $0.reader.snapshotGeneration } ?? 0
         for (device, entry) in sync.adoptions(of: deviceID) where entry.generation <= ownSnapshot {
             folders.adoptions[deviceID, default: [:]][device] = folders.adoptions[deviceID]?[device].map { $0.merged(with: entry) } ?? entry
         }

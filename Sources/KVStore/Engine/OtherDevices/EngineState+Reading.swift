@@ -81,10 +81,10 @@ extension EngineState {
     /// progress file says it (``ProgressPublisher``); nil when it publishes
     /// nothing (opened read-only, or another process took its folder).
     func readProgress(closing: Bool = false) -> ReadProgress? {
-        guard !context.isReadOnly && !journal.writer.isDisplaced else { return nil }
+        guard !context.isReadOnly, let latest = own.withLock({ $0.writer.isDisplaced ? nil : Optional($0.latest) }) else { return nil }
         var read = folders.remembered.filter { folders.readers[$0.key] == nil && !isRetired($0.key) }
         for device in folders.readers.keys { read[device] = folders.mergedUpTo(device) ?? ReadProgress.nothing }
-        return ReadProgress(own: journal.latest, read: read, closed: closing)
+        return ReadProgress(own: latest, read: read, closed: closing)
     }
 
     /// What changed while this device was away, against what it showed when

@@ -6,9 +6,9 @@ import Foundation
 /// the devices it read whose folders are not here now, and their names.
 ///
 /// One of ``EngineState``'s two parts, beside this device's own journal
-/// (``OwnJournal``); it lives inside the engine's `Mutex` with them.
+/// (``OwnFolder``); it lives inside the engine's `Mutex`.
 struct FolderView {
-    /// A reader per other device's folder that is read (this device's own is its journal's, ``OwnJournal/reader``).
+    /// A reader per other device's folder that is read (this device's own is its journal's, ``OwnFolder/State/reader``).
     var readers: [DeviceID: DeviceFolderReader] = [:]
     /// Other devices' records stamped too far ahead of this device's clock, for later.
     var heldBack = HeldBackRecords()

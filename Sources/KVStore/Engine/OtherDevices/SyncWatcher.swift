@@ -29,7 +29,7 @@ public final class SyncWatcher: Sendable {
     private let ownWatch = Atomic<Int32>(-1)
     /// The watch on the state directory's `journal.ask`, which another
     /// process of the device closes to ask this one, a mount, for the
-    /// journal it keeps between its writes (``JournalTurn``); -1 when this store keeps none.
+    /// journal it keeps between its writes (``OwnJournal``); -1 when this store keeps none.
     private let askWatch = Atomic<Int32>(-1)
     /// The devices folder's status when its folders were last watched, if
     /// it had settled then (``FolderSurvey/settling``): a folder added or
@@ -68,7 +68,7 @@ public final class SyncWatcher: Sendable {
         // A mount keeps the journal between its writes while nobody asks for it; without inotify nobody could.
         if let inotify, store.state.mountPoint != nil, let ask = try? inotify.watch(store.state.askPath, for: [.closeWrite, .dontFollow]) {
             askWatch.store(ask.rawValue, ordering: .relaxed)
-            store.turn.allowLease { [weak self] leased in self?.watchOwnFolder(leased: leased) }
+            store.journal.allowLease { [weak self] leased in self?.watchOwnFolder(leased: leased) }
         }
         let thread = Thread { [self] in
             ThreadName.set(SyncWatcher.threadName)  // for `ps -L`, and the benchmark, which counts its wake-ups
@@ -84,7 +84,7 @@ public final class SyncWatcher: Sendable {
     /// Stops watching; returns once the watcher's thread is done with the store.
     /// The journal is not kept any more: nobody would hear another process ask for it.
     public func stop() {
-        store.turn.stopLeasing()
+        store.journal.stopLeasing()
         stopping.store(true, ordering: .releasing)
         stopSignal?.signal()
         finished.lock()
@@ -115,7 +115,7 @@ public final class SyncWatcher: Sendable {
         for path in [devices] + store.sync.devices().map({ devices + "/" + $0.hex }) {
             _ = try? inotify.watch(path, for: changes.union([.dontFollow, .onlyDirectory]))
         }
-        watchOwnFolder(leased: store.turn.isLeasedNow)  // its events are the lease's to say
+        watchOwnFolder(leased: store.journal.isLeasedNow)  // its events are the lease's to say
     }
 
     /// The events a folder is watched for.
@@ -173,7 +173,7 @@ public final class SyncWatcher: Sendable {
             if stopping.load(ordering: .acquiring) { return }
             if let inotify {
                 let events = drainEvents(inotify, into: &buffer)  // one refresh covers every event
-                if events.asked { store.turn.release() }  // first: another process waits
+                if events.asked { store.journal.release() }  // first: another process waits
                 // Polling goes on meanwhile: the own folder's events may come faster than the interval.
                 // No other folder can have appeared (that is an event of `devices`): none to watch.
                 if (events.own || events.asked) && !events.others && Date().timeIntervalSince(lastRefresh) < pollInterval {

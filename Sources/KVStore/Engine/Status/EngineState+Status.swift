@@ -11,11 +11,13 @@ extension EngineState {
     /// What the status needs of this state, the device folders here being `present`.
     func statusInputs(present: some Sequence<DeviceID>) -> StatusInputs {
         let known = knownDevices(present: present)
+        let (path, problems, latest, ahead) = own.withLock { folder in
+            (folder.writer.folder.path, folder.reader.problems, folder.latest, folder.aheadWarning(device: deviceID))
+        }
         return StatusInputs(
-            deviceID: deviceID, deviceName: context.deviceName, sync: sync, ownFolder: journal.writer.folder.path, storeID: folders.storeID,
+            deviceID: deviceID, deviceName: context.deviceName, sync: sync, ownFolder: path, storeID: folders.storeID,
             merged: merged, readers: folders.readers.mapValues { StatusInputs.Reading(newest: $0.newest, contiguous: $0.contiguous) },
-            problems: journal.reader.problems + folders.readers.values.flatMap(\.problems), known: known, retired: known.filter(isRetired),
-            adoptions: folders.adoptions, names: folders.names, ownLatest: journal.latest,
-            ownAhead: journal.ahead.warning(device: deviceID, folder: journal.writer.folder.path), lastSyncTime: folders.lastSyncTime)
+            problems: problems + folders.readers.values.flatMap(\.problems), known: known, retired: known.filter(isRetired),
+            adoptions: folders.adoptions, names: folders.names, ownLatest: latest, ownAhead: ahead, lastSyncTime: folders.lastSyncTime)
     }
 }
