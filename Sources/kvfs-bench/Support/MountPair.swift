@@ -38,8 +38,8 @@ final class MountPair {
             for index in 0..<2 {
                 if index == 1, let pair {  // the second device joins once the store id (and a sealed store's roster) has arrived
                     try pair.scan(0)
-                    let arrived = folders[1] + (sealing == .sealed ? "/roster" : "/store-id")
-                    try waitUntil(seconds: 30, "\(arrived)") { FileManager.default.fileExists(atPath: arrived) }
+                    let arrived = (["/store-id"] + (sealing == .sealed ? ["/roster"] : [])).map { folders[1] + $0 }
+                    try waitUntil(seconds: 30, "\(arrived)") { arrived.allSatisfy(FileManager.default.fileExists(atPath:)) }
                 }
                 if sealing == .sealed { try seal(index) }
                 try FileManager.default.createDirectory(atPath: mounts[index], withIntermediateDirectories: true)
