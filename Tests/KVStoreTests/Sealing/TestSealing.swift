@@ -59,15 +59,15 @@ enum TestSealing {
         func touch() {}
     }
 
-    /// The test's sealing of a store it asked to seal; any other store is the membership's (sealed when
-    /// its roster says so, as `kvfs seal` makes it), as if no test had asked anything.
+    /// A store of the sync directories asked to be sealed is sealed with the test's keys; another one is
+    /// what the membership makes of it (plain, or sealed by its roster: `kvfs seal`'s tests).
     private static func sealing(state path: String, sync: String, device: DeviceID, storeID: String) -> StoreSealing? {
         let asked = state.withLock { state in
-            (sealsEverything || state.syncDirectories.contains(URL(fileURLWithPath: sync).standardizedFileURL.path))
-                && !state.plain.contains(URL(fileURLWithPath: path).standardizedFileURL.path)
+            sealsEverything || state.syncDirectories.contains(URL(fileURLWithPath: sync).standardizedFileURL.path)
         }
         guard asked else { return Membership.storeSealing(state: path, sync: sync, device: device, storeID: storeID) }
         return state.withLock { state in
+            guard !state.plain.contains(URL(fileURLWithPath: path).standardizedFileURL.path) else { return nil }
             var store = state.stores[storeID] ?? Store()
             let isNew = store.signers[device] == nil
             if isNew { store.signers[device] = Curve25519.Signing.PrivateKey() }

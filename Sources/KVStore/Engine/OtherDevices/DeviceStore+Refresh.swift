@@ -23,11 +23,14 @@ extension DeviceStore {
     @discardableResult
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
-        if sync.sealing?.renewIfRosterChanged() == true {
+        let (renewed, refusals) = sync.sealing?.renewIfRosterChanged() ?? (false, [])
+        for refusal in refusals { context.warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
+        if renewed {
             // A folder refused under the old keys (its device not yet a member: the roster version adding it
             // arrived after its records) is read again under the new ones, changed or not.
             engine.withLock { state in for reader in state.folders.readers.values { reader.keysChanged() } }
         }
+        if stopWritingIfSealed() { return nil }  // a plain device of a sealed store: it can open none of its folders
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in
             state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.own.withLock { $0.writer.isInPlace })
@@ -81,6 +84,7 @@ extension DeviceStore {
     /// records stay in the store — and the store's id with them, when the
     /// whole sync directory went, so that no device takes it for another store.
     private func writeOwnFolderAgain() {
+        guard !journal.folder.withLock({ $0.writer.isDisplaced }) else { return }  // it writes nothing more
         context.warn("\(sync.folder(of: deviceID).path) vanished; writing it again")
         try? sync.restoreStoreID(storeID)
         try? sync.setName(deviceName, of: deviceID)
