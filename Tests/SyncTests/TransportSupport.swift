@@ -75,7 +75,7 @@ enum SealedStores {
         }
         // A new store: opened once for the ids its roster names, then sealed.
         try DeviceStore(syncDirectory: sync, stateDirectory: state, deviceName: name, warn: { _ in }).close()
-        let key = try membership.seal(deviceName: name)
+        let key = try membership.seal(deviceName: name).recoveryKey
         if let id = storeID() { recoveryKeys.withLock { $0[id] = key } }
     }
 }

@@ -14,7 +14,7 @@ struct RosterChangeTests {
         defer { root.cleanup() }
         // a seals the store on sync-a; sync-b is its copy on another machine, where b joins with the recovery key.
         try openStore(root, device: "a", sync: "sync-a").close()
-        let recovery = try Membership(syncDirectory: root.sub("sync-a"), stateDirectory: root.sub("state-a")).seal(deviceName: "a")
+        let recovery = try Membership(syncDirectory: root.sub("sync-a"), stateDirectory: root.sub("state-a")).seal(deviceName: "a").recoveryKey
         let a = try openStore(root, device: "a", sync: "sync-a")
         defer { a.close() }
         try Files.makeDirectory(root.sub("sync-b").path)
