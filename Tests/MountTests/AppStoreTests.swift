@@ -30,7 +30,7 @@ struct AppStoreTests {
 
     @Test("the store's identifier: KVFS_STORE, else Bundle.main's (Info.plist beside the executable), else the executable's name")
     func identifierOrder() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in  // an app's own store; sealed, the library runs KVStoreTests' suites
             let output = try sandbox.ok(Self.apps + #"""
                 KVFS_STORE=com.example.env $P identifier
                 apps/bundled/notes-app identifier
@@ -55,7 +55,7 @@ struct AppStoreTests {
 
     @Test("two apps each write theme and fill their own 1 MB: neither sees the other's key, quota or notifications; another program of the same store does")
     func appsAreApart() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in  // an app's own store; sealed, the library runs KVStoreTests' suites
             let output = try sandbox.ok(Self.apps + #"""
                 # todo watches its store while notes-app writes; a program of notes-app's store (another device of it) is the control.
                 apps/named/todo set theme light watch 4 get theme usage > todo.out &

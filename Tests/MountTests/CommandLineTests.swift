@@ -67,18 +67,20 @@ struct CommandLineTests {
 
         """
 
-    @Test("get, set, rm, ls and status work on the store without a mount; set KEY - reads standard input; set t -5 needs no --")
-    func withoutMount() throws {
-        try withSandbox { sandbox in
+    @Test("get, set, rm, ls and status work on the store without a mount; set KEY - reads standard input; set t -5 needs no --",
+          arguments: Sealing.allCases)
+    func withoutMount(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             let result = try sandbox.run(Self.session)
             #expect(result.output == Self.sessionOutput, "\(result)")
             #expect(result.error == Self.sessionErrors, "\(result)")
         }
     }
 
-    @Test("the same commands go through a running mount, which sees them at once")
-    func throughMount() throws {
-        try withMount { sandbox in
+    @Test("the same commands go through a running mount, which sees them at once",
+          arguments: Sealing.allCases)
+    func throughMount(_ sealing: Sealing) throws {
+        try withMount(sealing) { sandbox in
             let result = try sandbox.run(Self.session + #"""
                 ls $M | tr '\n' ' '; echo
                 bytes $M/n $M/greeting; xtype $M/n; xtype $M/list
@@ -124,9 +126,10 @@ struct CommandLineTests {
         }
     }
 
-    @Test("kvfs ls prints a key with a control character in bash's $'…' quoting, one a line, which kvfs get takes back; other keys as they are")
-    func listingQuotesControlCharacters() throws {
-        try withSandbox { sandbox in
+    @Test("kvfs ls prints a key with a control character in bash's $'…' quoting, one a line, which kvfs get takes back; other keys as they are",
+          arguments: Sealing.allCases)
+    func listingQuotesControlCharacters(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             let script = #"""
                 kvfs set "$(printf 'two\nlines')" 1 $S; kvfs set "$(printf 'red\033[31m')" 2 $S; kvfs set "it's \\ plain" 3 $S
                 kvfs ls $S
@@ -147,9 +150,10 @@ struct CommandLineTests {
         }
     }
 
-    @Test("with no --sync-dir the default store under $XDG_DATA_HOME serves, with a mount and without")
-    func defaultStore() throws {
-        try withSandbox { sandbox in
+    @Test("with no --sync-dir the default store under $XDG_DATA_HOME serves, with a mount and without",
+          arguments: Sealing.allCases)
+    func defaultStore(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             let output = try sandbox.ok(#"""
                 kvfs set theme dark; kvfs get theme
                 [ -f $XDG_DATA_HOME/kvfs/default/store-id ] && echo "store in XDG_DATA_HOME"
@@ -217,9 +221,10 @@ struct CommandLineTests {
         }
     }
 
-    @Test("kvfs changes prints the change log, and --follow prints new lines as they come")
-    func changes() throws {
-        try withMount { sandbox in
+    @Test("kvfs changes prints the change log, and --follow prints new lines as they come",
+          arguments: Sealing.allCases)
+    func changes(_ sealing: Sealing) throws {
+        try withMount(sealing) { sandbox in
             let output = try sandbox.ok(#"""
                 kvfs changes $S | wc -c
                 head -c 1048577 /dev/zero > $M/big 2>/dev/null

@@ -19,9 +19,10 @@ struct DeliveryMountTests {
         try sandbox.ok("jq -r \(field) \(mount)/.kvfs/status").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("kvfs wait returns once the other mount has read the write, and times out (75, naming it) while its daemon is stopped; user.kvfs.delivered follows")
-    func waitAndDelivered() throws {
-        try withSandbox { sandbox in
+    @Test("kvfs wait returns once the other mount has read the write, and times out (75, naming it) while its daemon is stopped; user.kvfs.delivered follows",
+          arguments: Sealing.allCases)
+    func waitAndDelivered(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try Self.mountOneAndTwo(sandbox)
             let other = try Self.status(sandbox, "$T/m2", ".pid")
             let stopped = try sandbox.run("""
@@ -51,9 +52,10 @@ struct DeliveryMountTests {
         }
     }
 
-    @Test("without a mount, kvfs wait reads the store itself; a bad timeout is a usage error")
-    func waitWithoutMount() throws {
-        try withSandbox { sandbox in
+    @Test("without a mount, kvfs wait reads the store itself; a bad timeout is a usage error",
+          arguments: Sealing.allCases)
+    func waitWithoutMount(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try sandbox.ok("kvfs set k v $S; kvfs set other w --sync-dir $SYNC --state-dir $T/state2; kvfs wait k --timeout 0 $S")
             let bad = try sandbox.run("kvfs wait --timeout=-1 $S")
             #expect(bad.status == 64 && bad.error.hasPrefix("Error: --timeout"), "\(bad)")
@@ -131,11 +133,13 @@ struct DeliveryMountTests {
         }
     }
 
-    @Test("concurrent writes on two mounts whose folders are joined afterwards: the mount whose value lost logs one conflict line with the restore command")
-    func conflictLine() throws {
-        try withSandbox { sandbox in
+    @Test("concurrent writes on two mounts whose folders are joined afterwards: the mount whose value lost logs one conflict line with the restore command",
+          arguments: Sealing.allCases)
+    func conflictLine(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try sandbox.mount("m", sync: "sync-a", state: "state", options: "--device-name one")
-            try sandbox.ok("mkdir -p $T/sync-b && cp $T/sync-a/store-id $T/sync-b/")
+            // As a synchronizer would, the store's id (and a sealed store's roster) reaches sync-b before two starts.
+            try sandbox.ok("mkdir -p $T/sync-b && cp $T/sync-a/store-id $T/sync-b/ && { [ ! -d $T/sync-a/roster ] || cp -r $T/sync-a/roster $T/sync-b/; }")
             try sandbox.mount("m2", sync: "sync-b", state: "state2", options: "--device-name two")
             try sandbox.ok("echo light > $M/theme; sleep 0.01; echo dark > $T/m2/theme")  // two's is later: it wins
             let lostTime = try sandbox.ok("date -u -d @$(stat -c %.3Y $M/theme) +%Y-%m-%dT%H:%M:%S.%3NZ")
@@ -143,6 +147,7 @@ struct DeliveryMountTests {
             try sandbox.ok("""
                 for d in $T/sync-a/devices/*; do cp -r $d $T/sync-b/devices/; done
                 for d in $T/sync-b/devices/*; do [ -e $T/sync-a/devices/$(basename $d) ] || cp -r $d $T/sync-a/devices/; done
+                [ ! -d $T/sync-b/roster ] || cp -r $T/sync-b/roster/. $T/sync-a/roster/
                 """)
             let shown = try SharingTests.poll(sandbox, "cat $M/theme", until: "dark\n")
             #expect(shown == "dark\n")
@@ -165,9 +170,10 @@ struct DeliveryMountTests {
         }
     }
 
-    @Test("a sequential overwrite on two mounts of one folder is no conflict")
-    func sequentialIsNoConflict() throws {
-        try withSandbox { sandbox in
+    @Test("a sequential overwrite on two mounts of one folder is no conflict",
+          arguments: Sealing.allCases)
+    func sequentialIsNoConflict(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try Self.mountOneAndTwo(sandbox)
             try sandbox.ok("echo light > $M/theme")
             #expect(try SharingTests.poll(sandbox, "cat $T/m2/theme", until: "light\n") == "light\n")

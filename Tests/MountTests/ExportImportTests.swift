@@ -22,9 +22,10 @@ struct ExportImportTests {
 
         """#
 
-    @Test("export, then import into a new store, gives a store equal bit for bit: directly, and through a mount of the new store")
-    func roundTrip() throws {
-        try withSandbox { sandbox in
+    @Test("export, then import into a new store, gives a store equal bit for bit: directly, and through a mount of the new store",
+          arguments: Sealing.allCases)
+    func roundTrip(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             let output = try sandbox.ok(Self.seed + #"""
                 kvfs export $A > a.plist
                 grep -c 'exact=' a.plist
@@ -54,9 +55,10 @@ struct ExportImportTests {
         }
     }
 
-    @Test("an import that would pass the quota changes nothing, directly and through a mount, and names the first key refused")
-    func overQuotaChangesNothing() throws {
-        try withSandbox { sandbox in
+    @Test("an import that would pass the quota changes nothing, directly and through a mount, and names the first key refused",
+          arguments: Sealing.allCases)
+    func overQuotaChangesNothing(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             let output = try sandbox.ok(#"""
                 A="--store com.example.a"
                 kvfs set theme dark $A && head -c 600000 /dev/zero | kvfs set big - --type data $A

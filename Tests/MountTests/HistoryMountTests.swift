@@ -57,9 +57,10 @@ struct HistoryMountTests {
         }
     }
 
-    @Test("cp of a version onto its key restores it, and cp onto a removed key undeletes it; each reaches another mount, whose history is the same")
-    func restoreByCopy() throws {
-        try withSandbox { sandbox in
+    @Test("cp of a version onto its key restores it, and cp onto a removed key undeletes it; each reaches another mount, whose history is the same",
+          arguments: Sealing.allCases)
+    func restoreByCopy(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try sandbox.mount(options: "--device-name laptop")
             try sandbox.mount("m2", state: "state2", options: "--device-name desk")
             try sandbox.ok("echo first > $M/theme; sleep 0.01; echo second > $M/theme; sleep 0.01")
@@ -77,9 +78,10 @@ struct HistoryMountTests {
         }
     }
 
-    @Test("kvfs history lists a key's versions oldest first, with --json; restore and undelete write a new version, with a mount and without, that another device reads")
-    func commandLine() throws {
-        try withSandbox { sandbox in
+    @Test("kvfs history lists a key's versions oldest first, with --json; restore and undelete write a new version, with a mount and without, that another device reads",
+          arguments: Sealing.allCases)
+    func commandLine(_ sealing: Sealing) throws {
+        try withSandbox(sealing) { sandbox in
             try sandbox.mount(options: "--device-name laptop")
             try sandbox.ok("kvfs set theme dark $S && kvfs set theme light $S && kvfs rm theme $S")
             let lines = try sandbox.ok("kvfs history theme $S").split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }

@@ -69,7 +69,7 @@ struct HostileValueTests {
         ("v1-set-record.log", "good"), ("v1-shared-references-record.log", "good2"),
     ])
     func hostileDocumentInAnotherDevicesJournal(sample: String, key: String) throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in  // plain records planted: a sealed store refuses them unread (SealedAttackTests)
             let clock = ContinuousClock()
             let start = clock.now
             let (mount, warnings) = try mountWithForeignJournal(sandbox, "cp '\(Self.samples)/journal/\(sample)' \(DeviceFolder.segmentName(1))")
@@ -90,7 +90,7 @@ struct HostileValueTests {
         """#
 
     @Test func aChecksumBombInAnotherDevicesJournalCostsBoundedTimeAndOneWarning() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in  // plain frames planted, as above
             let clock = ContinuousClock()
             let start = clock.now
             let (mount, _) = try mountWithForeignJournal(sandbox, Self.checksumBomb)

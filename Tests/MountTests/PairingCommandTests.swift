@@ -33,7 +33,7 @@ struct PairingCommandTests {
 
     @Test("kvfs pair shows a 16-word code; kvfs join with it makes the machine a member; retire --revoke takes it out")
     func pairJoinRevoke() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             _ = try Self.sealed(sandbox)
             let output = try sandbox.ok(Self.pairAB)
             let id = try sandbox.ok("cat $T/s-b/device-id").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -53,7 +53,7 @@ struct PairingCommandTests {
 
     @Test("wrong words, a code typed on a plain store's machine, and --revoke on a plain store are refused with one line")
     func refusals() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             let plain = try sandbox.run("kvfs set k v $S && kvfs retire nobody --revoke $S")
             #expect(plain.status == 64 && plain.error.hasPrefix("Error: --revoke is for a sealed store; this one is not"), "\(plain)")
             let typo = try sandbox.run("echo 'apple apple banana' | kvfs join $S --timeout 1")
@@ -67,7 +67,7 @@ struct PairingCommandTests {
 
     @Test("kvfs join --recovery-key joins a new machine with the recovery key alone")
     func recoveryKey() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             let words = try Self.sealed(sandbox)
             try sandbox.ok("rm -rf $T/s-a")  // every machine lost
             let wrong = try sandbox.run("echo '\(words.split(separator: " ").reversed().joined(separator: " "))' | kvfs join --recovery-key --sync-dir $SYNC --state-dir $T/s-c")
@@ -79,7 +79,7 @@ struct PairingCommandTests {
 
     @Test("kvfs seal seals a new store once; a sealed one is refused; a machine that is no member writes nothing")
     func seal() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             let words = try Self.sealed(sandbox)
             #expect(words.split(separator: " ").count == 32)
             let again = try sandbox.run("kvfs seal --sync-dir $SYNC --state-dir $T/s-a")
@@ -97,7 +97,7 @@ struct PairingCommandTests {
 
     @Test("kvfs seal converts a store with values by compaction: every value written through the mount reads back through it, grep -r finds none, and a plain machine joins to see them")
     func sealConverts() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             try sandbox.mount()
             try sandbox.ok("""
                 echo secret-one > $M/key-one && echo secret-one-again > $M/key-one && echo secret-two > $M/key-two
@@ -130,7 +130,7 @@ struct PairingCommandTests {
 
     @Test("kvfs seal refuses while another machine's mount runs; with --force, that mount writes nothing more once it sees the roster, loses nothing, and joins")
     func sealWhileAnotherMounted() throws {
-        try withSandbox { sandbox in
+        try withSandbox(.plain) { sandbox in
             try sandbox.ok("kvfs set key-a secret-a $S")
             try sandbox.mount("mb", state: "s-b")
             try sandbox.ok("echo secret-b > $T/mb/key-b")

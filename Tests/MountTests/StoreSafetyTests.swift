@@ -101,9 +101,10 @@ struct StoreSafetyTests {
         }
     }
 
-    @Test("the sync directory deleted under a mount: the daemon writes its folder and store-id again, and the next mount logs no AccountChange")
-    func syncDirectoryDeletedUnderAMount() throws {
-        try withMount { sandbox in
+    @Test("the sync directory deleted under a mount: the daemon writes its folder and store-id again, and the next mount logs no AccountChange",
+          arguments: Sealing.allCases)
+    func syncDirectoryDeletedUnderAMount(_ sealing: Sealing) throws {
+        try withMount(sealing) { sandbox in
             let output = try sandbox.ok(#"""
                 echo v > $M/k; id=$(cat $SYNC/store-id)
                 rm -rf $SYNC

@@ -1,5 +1,6 @@
 import Foundation
 import KVStore
+import Synchronization
 @_exported import TestSupport
 
 /// A device of a transport test: a store with its watcher, closed in one go.
@@ -7,10 +8,13 @@ struct WatchedDevice {
     let store: DeviceStore
     let watcher: SyncWatcher
 
-    /// Device `name` on `sync`, its state under `root`, watched through inotify (one-second polling as a backstop).
-    init(_ name: String, sync: String, root: String) throws {
-        store = try DeviceStore(syncDirectory: URL(fileURLWithPath: sync), stateDirectory: URL(fileURLWithPath: root + "/state-" + name),
-                                deviceName: name, warn: { _ in })
+    /// Device `name` on `sync`, its state under `root`, watched through inotify (one-second polling as a
+    /// backstop). In a sealed test (``Sealing/sealed``) the first device on a store seals it, and every
+    /// other joins it first (``SealedStores``).
+    init(_ name: String, sync: String, root: String, _ sealing: Sealing = .default) throws {
+        let (syncURL, stateURL) = (URL(fileURLWithPath: sync), URL(fileURLWithPath: root + "/state-" + name))
+        if sealing == .sealed { try SealedStores.admit(name, sync: syncURL, state: stateURL) }
+        store = try DeviceStore(syncDirectory: syncURL, stateDirectory: stateURL, deviceName: name, warn: { _ in })
         watcher = SyncWatcher(store: store)
     }
 
@@ -48,5 +52,30 @@ func waitForEqualStores(_ stores: [DeviceStore], seconds: TimeInterval, every in
         try step()
         let values = stores.map(\.values)
         return values.allSatisfy { $0 == values[0] } && !values[0].isEmpty
+    }
+}
+
+/// The sealed stores of transport tests run sealed: the first device on a
+/// store seals it (as `kvfs seal` does), and the others join it with its
+/// recovery key (as `kvfs join --recovery-key` does, with no member to pair
+/// them), once its roster has reached their folder.
+enum SealedStores {
+    /// Each store's recovery key, by store id.
+    private static let recoveryKeys = Mutex<[String: RecoveryKey]>([:])
+
+    /// Makes device `name` (state directory `state`) a member of the store at `sync`, sealing it when it is not yet.
+    static func admit(_ name: String, sync: URL, state: URL) throws {
+        let membership = Membership(syncDirectory: sync, stateDirectory: state)
+        let storeID = { (try? String(contentsOf: sync.appendingPathComponent("store-id"), encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) }
+        if let id = storeID(), let key = recoveryKeys.withLock({ $0[id] }) {
+            try waitUntil(seconds: 30, "the roster of \(sync.path)") { Membership.isSealed(syncDirectory: sync) }
+            try membership.recover(with: key, deviceName: name)
+            return
+        }
+        // A new store: opened once for the ids its roster names, then sealed.
+        try DeviceStore(syncDirectory: sync, stateDirectory: state, deviceName: name, warn: { _ in }).close()
+        let key = try membership.seal(deviceName: name).recoveryKey
+        if let id = storeID() { recoveryKeys.withLock { $0[id] = key } }
     }
 }

@@ -6,8 +6,8 @@ import Testing
 /// Two devices on two folders that `unison -batch -auto` runs keep identical.
 @Suite("Unison between two folders")
 struct UnisonTests {
-    @Test(.enabled(if: ChildProcess.find("unison") != nil, "needs unison"), .timeLimit(.minutes(2)))
-    func concurrentWritesOnBothSidesAgreeWithoutConflicts() throws {
+    @Test(.enabled(if: ChildProcess.find("unison") != nil, "needs unison"), .timeLimit(.minutes(2)), arguments: Sealing.allCases)
+    func concurrentWritesOnBothSidesAgreeWithoutConflicts(_ sealing: Sealing) throws {
         let folder = TemporaryFolder("kvfs-transport")
         defer { folder.cleanup() }
         let folders = [folder.path + "/A", folder.path + "/B"]
@@ -18,10 +18,10 @@ struct UnisonTests {
                                               environment: ["UNISON": folder.path + "/unison"])
             statuses.append(result.status)
         }
-        let a = try WatchedDevice("a", sync: folders[0], root: folder.path)
+        let a = try WatchedDevice("a", sync: folders[0], root: folder.path, sealing)
         defer { a.close() }
-        try sync()  // the store id reaches B before the second device starts
-        let b = try WatchedDevice("b", sync: folders[1], root: folder.path)
+        try sync()  // the store id (and a sealed store's roster) reaches B before the second device starts
+        let b = try WatchedDevice("b", sync: folders[1], root: folder.path, sealing)
         defer { b.close() }
         writeConcurrently([a.store, b.store], writes: 100)
         try waitForEqualStores([a.store, b.store], seconds: 40, every: 0.1) {

@@ -134,7 +134,9 @@ public final class DeviceStore: Sendable {
             let storeID = try sync.createStoreIfNeeded(for: deviceID)
             // A sealed store's folders seal and check their records with its keys (docs/sealed.md).
             let sealing = StoreSealing.source.withLock { $0 }?(state.path, sync.path, deviceID, storeID)
-            if sealing == nil, Membership.isSealed(syncDirectory: URL(fileURLWithPath: sync.path)) || sync.sealedFolder(other: deviceID) != nil {
+            let membership = Membership(syncDirectory: URL(fileURLWithPath: sync.path), stateDirectory: URL(fileURLWithPath: state.path))
+            if sealing == nil, Membership.isSealed(syncDirectory: URL(fileURLWithPath: sync.path)) || membership.hasPinnedVersion
+                || sync.sealedFolder(other: deviceID) != nil {
                 throw .notMember(path: sync.path)
             }
             for refusal in sealing?.rosterRefusals ?? [] { warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }

@@ -362,6 +362,17 @@ final class DeviceFolderReader {
                                          readable: readable ?? !problems.contains { $0.kind == .unreadable })
     }
 
+    /// Forgets what the store's old keys decided, now that it has new ones (a
+    /// roster version added a member, or began an epoch): a file refused
+    /// under them (its device no member yet, an epoch whose key this device
+    /// lacked) is read again from where the refusal stopped, and the folder
+    /// is read at the next refresh even if unchanged. Records the new keys
+    /// refuse as well are refused again.
+    func keysChanged() {
+        readAt = nil
+        problemFiles = problemFiles.filter { !$0.value.problems.contains { $0.kind == .refused } }
+    }
+
     /// The problems a file keeps until it changes: reading it again would find them again.
     private static let lastsUntilChanged: Set<SyncWarning.Kind> = [.unreadable, .incompleteSnapshot, .hole, .refused]
 

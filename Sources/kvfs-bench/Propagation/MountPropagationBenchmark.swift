@@ -8,13 +8,15 @@ import Glibc
 
 /// `kvfs-bench mounts`: how soon a value written in one kvfs mount reads back
 /// from another, the two folders kept by a Syncthing pair on 127.0.0.1 —
-/// without and with `kvfs mount --syncthing`, idle and under load.
+/// without and with `kvfs mount --syncthing`, idle and under load, the store
+/// plain or sealed (docs/sealed.md).
 enum MountPropagationBenchmark: Benchmark {
     static let name = "mounts"
-    static let usage = "mounts [--writes 100] [--load-interval 0.1] [--integration both|on|off] [--load both|on|off] [--dir DIR]"
+    static let usage = "mounts [--writes 100] [--load-interval 0.1] [--integration both|on|off] [--load both|on|off] [--sealed both|on|off] [--dir DIR]"
     static let summary = """
         mount A writes a file, mount B reads it back (polled every ms); Syncthing pair on 127.0.0.1; with and \
-        without --syncthing, idle and with both mounts writing other keys every --load-interval seconds
+        without --syncthing, idle and with both mounts writing other keys every --load-interval seconds; the store \
+        plain, sealed, or both in turn (--sealed)
         """
 
     static func run(_ options: Options) throws {
@@ -23,20 +25,23 @@ enum MountPropagationBenchmark: Benchmark {
         let base = try options.value("dir", default: NSTemporaryDirectory())
         let integrations = try choices(options.value("integration", default: "both"))
         let loads = try choices(options.value("load", default: "both"))
+        let sealings = try choices(options.value("sealed", default: "off")).map { $0 ? Sealing.sealed : .plain }
         if let missing = SyncthingPair.missingProgram { throw OptionError(message: "\(missing) is not installed") }
         guard access(MountPair.kvfs, X_OK) == 0 else { throw OptionError(message: "\(MountPair.kvfs) is missing: swift build first") }
         print("mounts: A writes a file, B reads the value back; folders kept by Syncthing (watcher delay 1 s) under \(base)")
         print("load: both mounts write a key of their own every \(loadInterval) s; the machine may be shared")
-        printRow("kvfs --syncthing", "load", "writes", "p50", "p99", "max")
+        printRow("kvfs --syncthing", "load", "store", "writes", "p50", "p99", "max")
         for integration in integrations {
             for load in loads {
-                let root = base + "/kvfs-bench-\(UUID().uuidString.prefix(8))"
-                defer { _ = try? ChildProcess.run("rm", ["-rf", root]) }
-                let latencies = try measure(root: root, writes: writes, integration: integration,
-                                            loadInterval: load ? loadInterval : nil)
-                printRow(integration ? "on" : "off", load ? "every \(loadInterval) s, both sides" : "idle",
-                         "\(latencies.samples.count)", Latencies.format(latencies.median),
-                         Latencies.format(latencies.percentile(0.99)), Latencies.format(latencies.maximum))
+                for sealing in sealings {
+                    let root = base + "/kvfs-bench-\(UUID().uuidString.prefix(8))"
+                    defer { _ = try? ChildProcess.run("rm", ["-rf", root]) }
+                    let latencies = try measure(root: root, writes: writes, integration: integration,
+                                                loadInterval: load ? loadInterval : nil, sealing: sealing)
+                    printRow(integration ? "on" : "off", load ? "every \(loadInterval) s, both sides" : "idle", sealing.rawValue,
+                             "\(latencies.samples.count)", Latencies.format(latencies.median),
+                             Latencies.format(latencies.percentile(0.99)), Latencies.format(latencies.maximum))
+                }
             }
         }
     }
@@ -51,8 +56,9 @@ enum MountPropagationBenchmark: Benchmark {
     }
 
     /// One configuration: a fresh pair, two mounts, `writes` probes.
-    private static func measure(root: String, writes: Int, integration: Bool, loadInterval: TimeInterval?) throws -> Latencies {
-        let pair = try MountPair(root: root, transport: .syncthing(integration: integration))
+    private static func measure(root: String, writes: Int, integration: Bool, loadInterval: TimeInterval?,
+                                sealing: Sealing) throws -> Latencies {
+        let pair = try MountPair(root: root, transport: .syncthing(integration: integration), sealing: sealing)
         defer { pair.stop() }
         let mounts = pair.mounts
         let load = loadInterval.map { LoadWriter.both(of: pair, interval: $0) }
@@ -89,7 +95,7 @@ enum MountPropagationBenchmark: Benchmark {
     }
 
     private static func printRow(_ columns: String...) {
-        let widths = [18, 28, 8, 10, 10, 10]
+        let widths = [18, 28, 8, 8, 10, 10, 10]
         print(zip(columns, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined())
     }
 }

@@ -3,7 +3,9 @@ import TestSupport
 
 /// Two kvfs mounts, A and B, each a device of its own: on one shared folder,
 /// or on the two folders of a Syncthing pair on 127.0.0.1 (B mounted once A's
-/// `store-id` has arrived), with `kvfs mount --syncthing` or without.
+/// `store-id` has arrived), with `kvfs mount --syncthing` or without. A sealed
+/// pair's store is sealed by A (`kvfs seal`) before A mounts, and B joins it
+/// with the recovery key (`kvfs join --recovery-key`) once its roster has arrived.
 final class MountPair {
     /// Where the two devices' folders come from.
     enum Transport {
@@ -19,7 +21,7 @@ final class MountPair {
     let states: [String]
     private let pair: SyncthingPair?
 
-    init(root: String, transport: Transport) throws {
+    init(root: String, transport: Transport, sealing: Sealing = .plain) throws {
         mounts = [root + "/mA", root + "/mB"]
         states = [root + "/state-0", root + "/state-1"]
         var integration = false
@@ -34,10 +36,12 @@ final class MountPair {
         }
         do {
             for index in 0..<2 {
-                if index == 1, let pair {  // the second device joins once the store id has arrived
+                if index == 1, let pair {  // the second device joins once the store id (and a sealed store's roster) has arrived
                     try pair.scan(0)
-                    try waitUntil(seconds: 30, "store-id in B") { FileManager.default.fileExists(atPath: folders[1] + "/store-id") }
+                    let arrived = (["/store-id"] + (sealing == .sealed ? ["/roster"] : [])).map { folders[1] + $0 }
+                    try waitUntil(seconds: 30, "\(arrived)") { arrived.allSatisfy(FileManager.default.fileExists(atPath:)) }
                 }
+                if sealing == .sealed { try seal(index) }
                 try FileManager.default.createDirectory(atPath: mounts[index], withIntermediateDirectories: true)
                 let syncthing = integration ? ["--syncthing", pair!.url(index), "--syncthing-config", pair!.configFile(index)] : []
                 let result = try ChildProcess.run(Self.kvfs, ["mount", mounts[index]] + storeOptions(index)
@@ -47,6 +51,26 @@ final class MountPair {
         } catch {
             stop()
             throw error
+        }
+    }
+
+    /// The recovery key of the sealed store, once A has sealed it.
+    private var recoveryKey = ""
+
+    /// Seals the store as device 0, or joins device `index` to it with the recovery key.
+    private func seal(_ index: Int) throws {
+        let name = "dev\(index)"
+        if index == 0 {
+            let result = try ChildProcess.run(Self.kvfs, ["seal"] + storeOptions(0) + ["--device-name", name])
+            let lines = result.output.split(separator: "\n")
+            guard result.status == 0, let said = lines.firstIndex(where: { $0.hasPrefix("sealed:") }), said + 1 < lines.count else {
+                throw ChildProcessError.failed("kvfs seal", result.output)
+            }
+            recoveryKey = String(lines[said + 1])
+        } else {
+            let command = #"words=$0 kvfs=$1; shift; printf '%s\n' "$words" | "$kvfs" join --recovery-key "$@""#
+            let result = try ChildProcess.run("/bin/sh", ["-c", command, recoveryKey, Self.kvfs] + storeOptions(index) + ["--device-name", name])
+            guard result.status == 0 else { throw ChildProcessError.failed("kvfs join", result.output) }
         }
     }
 

@@ -15,6 +15,11 @@ import Glibc
 /// ``close()`` unmounts everything under the folder — cleanly if it can, else
 /// by killing the daemon and detaching the mount — and removes it.
 ///
+/// In a sealed sandbox (``Sealing/sealed``, or any with `KVFS_TEST_SEALED=1`)
+/// every store a script uses is sealed, by the first device to use it, and
+/// every other device joins it first (the scripts' `kvfs`, ``prelude``;
+/// docs/sealed.md). So one test runs both ways.
+///
 /// As root, each sandbox has a private mount namespace of its own (see
 /// ``MountNamespace``): its scripts, and the daemons they start, mount
 /// there. Another process that makes a mount namespace meanwhile (a test's
@@ -25,12 +30,15 @@ final class Sandbox {
     var path: String { folder.path }
     let environment: [String: String]
     let namespace: MountNamespace?
+    /// Whether the stores the test makes are sealed.
+    let sealing: Sealing
 
     var mountPoint: String { path + "/m" }
     var syncDirectory: String { path + "/sync" }
     var stateDirectory: String { path + "/state" }
 
-    init() throws {
+    init(_ sealing: Sealing = .default) throws {
+        self.sealing = sealing
         folder = TemporaryFolder("kvfs-mount-test")
         let path = folder.path
         for folder in ["m", "home", "home/data", "home/state", "home/config", "run"] {
@@ -54,6 +62,7 @@ final class Sandbox {
             "SYNC": path + "/sync",
             "STATE": path + "/state",
             "S": "--sync-dir \(path)/sync --state-dir \(path)/state",
+            "KVFS_SEALED": sealing == .sealed ? "1" : "",
         ]
     }
 
@@ -69,7 +78,14 @@ final class Sandbox {
     /// - `pywrite FILE CONTENT [FLAGS]`: open (O_WRONLY|O_CREAT|O_TRUNC, or
     ///   `append`), write CONTENT (Python escapes such as `\x00` allowed), close;
     ///   prints `ok`, or the errno names of the failed calls (`write: EDQUOT`,
-    ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors.
+    ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors;
+    /// - `kvfs`: in a sealed sandbox, a function that makes the device a command names (by its
+    ///   `--sync-dir`, `--store` and `--state-dir`) a member of its store before the command runs: the first
+    ///   device to use a store seals it (`kvfs seal`, its recovery key kept in `$T/recovery-keys`), every
+    ///   other joins it with the recovery key (`kvfs join --recovery-key`, as when no member is left to pair
+    ///   it; PairingCommandTests drives `kvfs pair`). A plain sandbox has no such function;
+    /// - `admit STORE-OPTIONS…`: in a sealed sandbox, what `kvfs` does before a command, for a device the
+    ///   test opens in process (`DeviceStore`); in a plain one, nothing.
     static let prelude = #"""
         bytes() { python3 -c 'import sys
         for p in sys.argv[1:]: print(repr(open(p, "rb").read()))' "$@"; }
@@ -92,6 +108,38 @@ final class Sandbox {
         except OSError as e:
             failed.append("close: " + errno.errorcode[e.errno])
         print(" ".join(failed) or "ok")' "$@"; }
+        [ -z "$KVFS_SEALED" ] || kvfs() {
+            case "$1" in
+            seal | join | pair | unmount | stores | help | -*) ;;
+            *) kvfs_admit "$@" || return ;;
+            esac
+            command kvfs "$@"
+        }
+        admit() { [ -z "$KVFS_SEALED" ] || kvfs_admit "$@"; }
+        kvfs_admit() {
+            local sync= store= state= previous= argument words
+            for argument in "$@"; do
+                case "$previous" in --sync-dir) sync=$argument ;; --store) store=$argument ;; --state-dir) state=$argument ;; esac
+                case "$argument" in --sync-dir=*) sync=${argument#*=} ;; --store=*) store=${argument#*=} ;; --state-dir=*) state=${argument#*=} ;; esac
+                previous=$argument
+            done
+            grep -qxF "$sync|$store|$state" "$T/admitted" 2>/dev/null && return 0
+            local folder="${sync:-$XDG_DATA_HOME/kvfs/${store:-default}}"
+            set --
+            [ -z "$sync" ] || set -- "$@" --sync-dir "$sync"
+            [ -z "$store" ] || set -- "$@" --store "$store"
+            [ -z "$state" ] || set -- "$@" --state-dir "$state"
+            if [ -d "$folder/roster" ]; then
+                while read -r words; do
+                    echo "$words" | command kvfs join --recovery-key --device-name joiner "$@" > /dev/null 2>&1 || continue
+                    echo "$sync|$store|$state" >> "$T/admitted"; return 0
+                done < "$T/recovery-keys"
+                echo "sealed sandbox: no recovery key kept here opens $folder" >&2; return 1
+            fi
+            command kvfs seal --device-name sealer "$@" > "$T/seal.out" || return
+            sed -n 2p "$T/seal.out" >> "$T/recovery-keys"
+            echo "$sync|$store|$state" >> "$T/admitted"
+        }
 
         """#
 
@@ -183,17 +231,17 @@ final class Sandbox {
     }
 }
 
-/// Runs `body` with a fresh sandbox, closed afterwards whatever happens.
-func withSandbox(_ body: (Sandbox) throws -> Void) throws {
+/// Runs `body` with a fresh sandbox (of plain or sealed stores), closed afterwards whatever happens.
+func withSandbox(_ sealing: Sealing = .default, _ body: (Sandbox) throws -> Void) throws {
     try MountEnvironment.requireBinary()
-    let sandbox = try Sandbox()
+    let sandbox = try Sandbox(sealing)
     defer { sandbox.close() }
     try body(sandbox)
 }
 
-/// Runs `body` with a fresh sandbox whose store is mounted at `m`.
-func withMount(_ body: (Sandbox) throws -> Void) throws {
-    try withSandbox { sandbox in
+/// Runs `body` with a fresh sandbox (of plain or sealed stores) whose store is mounted at `m`.
+func withMount(_ sealing: Sealing = .default, _ body: (Sandbox) throws -> Void) throws {
+    try withSandbox(sealing) { sandbox in
         try sandbox.mount()
         try body(sandbox)
     }

@@ -23,7 +23,13 @@ extension DeviceStore {
     @discardableResult
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
-        for refusal in sync.sealing?.renewIfRosterChanged() ?? [] { context.warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
+        let (renewed, refusals) = sync.sealing?.renewIfRosterChanged() ?? (false, [])
+        for refusal in refusals { context.warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
+        if renewed {
+            // A folder refused under the old keys (its device not yet a member: the roster version adding it
+            // arrived after its records) is read again under the new ones, changed or not.
+            engine.withLock { state in for reader in state.folders.readers.values { reader.keysChanged() } }
+        }
         if stopWritingIfSealed() { return nil }  // a plain device of a sealed store: it can open none of its folders
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in

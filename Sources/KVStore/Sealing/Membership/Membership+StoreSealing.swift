@@ -5,10 +5,15 @@ extension Membership {
     /// plain store, and for a sealed one whose roster does not make this device a member (the store then
     /// refuses to open for writing: docs/sealed.md § Converting a store). The keys follow the roster as it
     /// changes: each refresh looks at `roster/`'s status and, when it moved, takes the keys again.
+    ///
+    /// A device that has pinned a roster version keeps to it when `roster/` is gone (a writer of the folder
+    /// deleted it, or the sync directory was made again): the store stays sealed for it, with the keys of
+    /// the version it pinned, and is never taken for a plain one, which would write values in the clear and
+    /// take plain records from anyone.
     @Sendable static func storeSealing(state: String, sync: String, device: DeviceID, storeID: String) -> StoreSealing? {
         let syncURL = URL(fileURLWithPath: sync)
-        guard isSealed(syncDirectory: syncURL) else { return nil }
         let membership = Membership(syncDirectory: syncURL, stateDirectory: URL(fileURLWithPath: state))
+        guard isSealed(syncDirectory: syncURL) || membership.hasPinnedVersion else { return nil }
         guard let (keys, refused) = try? membership.keysAndRefusals(device: device) else { return nil }
         let directory = SyncDirectory(path: sync)
         // A version added or removed changes the folder's times (FolderSurvey's stamp: nanoseconds, and the ctime).

@@ -39,6 +39,9 @@ public struct Membership: Sendable {
         return folder
     }
 
+    /// Whether this device has pinned a roster version (`roster.pin`), readable or not: it was a member.
+    var hasPinnedVersion: Bool { ((try? Folder.open(statePath)) ?? nil)?.entry(Self.pinName) != nil }
+
     /// The version this device trusts, or nil when it has none (it is no member).
     func pinned() throws(MembershipError) -> RosterVersion? { try pinnedWithParent()?.version }
 

@@ -63,21 +63,22 @@ final class StoreSealing: Sendable {
     /// Takes the roster's keys again when the roster changed since they were last taken (each refresh asks):
     /// a member added, a device revoked, a new epoch. Keys the roster no longer gives this device (it was
     /// revoked) are kept: what it had read stays readable to it, and its new records are refused elsewhere.
-    /// Returns the roster's files refused that were not before, for the log.
-    func renewIfRosterChanged() -> [RosterRefusal] {
-        guard let renewal else { return [] }
+    /// Returns whether it took new keys, and the roster's files refused that were not before, for the log.
+    func renewIfRosterChanged() -> (renewed: Bool, refused: [RosterRefusal]) {
+        guard let renewal else { return (false, []) }
         let mark = renewal.changeMark()
         let changed = lastMark.withLock { last in
             defer { last = mark }
             return last != mark
         }
-        guard changed else { return [] }
+        guard changed else { return (false, []) }
         let (keys, refusals) = renewal.keys()
         if let keys { update(keys) }
-        return refused.withLock { refused in
+        let new = refused.withLock { refused in
             defer { refused = refusals }
             return refusals.filter { !refused.contains($0) }
         }
+        return (keys != nil, new)
     }
 
     /// Where stores that open find their keys (docs/sealed.md § Converting a store): given the state
