@@ -60,19 +60,25 @@ struct JoinCommand: ParsableCommand {
     }
 }
 
-/// `kvfs seal`: makes a new store sealed, this machine its first member, and prints the recovery key once.
+/// `kvfs seal`: seals a store, new or holding values, this machine its first member, and prints the recovery key once.
 struct SealCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "seal", abstract: "Seal a new store: values, key names and history encrypted, every record signed.",
+        commandName: "seal", abstract: "Seal a store: values, key names and history encrypted, every record signed.",
         discussion: """
-            Run on the store's first machine before anything is written to it, with no mount of it running. It \
-            writes the store's roster (this machine and the recovery key its members), then prints the recovery key, \
-            32 words, once: keep it somewhere safe, it is the only way back in when every machine is lost (kvfs join \
-            --recovery-key). Add machines with kvfs pair here and kvfs join there. A store that holds values already \
-            is refused, since they would stay readable in its folders: kvfs export it, seal a new one and kvfs import \
-            there. See docs/sealed.md and docs/threat-model.md.
+            Run on one machine of the store, with no mount of it running there. It writes the store's roster (this \
+            machine and the recovery key its members), then prints the recovery key, 32 words, once: keep it somewhere \
+            safe, it is the only way back in when every machine is lost (kvfs join --recovery-key). A store that holds \
+            values is converted by compaction, with nothing lost: this machine adopts every other device's values, \
+            removals and history (as kvfs retire does) and removes their plain folders, and its own folder becomes a \
+            sealed snapshot of everything the store holds; no plain value is left in the sync directory. The other \
+            machines are no members until they join (kvfs pair here, kvfs join there). A machine whose mount looks alive \
+            is refused unless --force: unmount it first. With --force its folder is left; once its mount sees the \
+            roster it writes nothing more, and what it wrote meanwhile is sealed when it mounts again as a member. See \
+            docs/sealed.md and docs/threat-model.md.
             """)
     @Option(help: "This machine's name in the roster (default: the host name).") var deviceName: String?
+    @Flag(help: "Seal even while another machine's mount looks alive, or its folder has not fully arrived: its records here are kept, and its folder is left until it joins.")
+    var force = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
@@ -81,11 +87,19 @@ struct SealCommand: ParsableCommand {
         // Opened once for the ids the roster names (the store's and this device's), then read-only, which a mount refuses.
         try DeviceStore(syncDirectory: sync, stateDirectory: state).close()
         try DeviceStore(syncDirectory: sync, stateDirectory: state, readOnly: true).close()
-        let recovery = try Membership(syncDirectory: sync, stateDirectory: state).seal(deviceName: name)
+        let sealed = try Membership(syncDirectory: sync, stateDirectory: state).seal(deviceName: name, force: force)
         print("""
             sealed: this machine is the store's first member. Its recovery key, shown this once:
-            \(recovery.words)
+            \(sealed.recoveryKey.words)
             """)
+        // Opened again, sealed: its plain records, every value of the store now, are sealed by a compaction.
+        try DeviceStore(syncDirectory: sync, stateDirectory: state).close()
+        for device in sealed.adopted {
+            let kept = "kept \(device.name) (\(device.id.hex))'s \(device.values) values and \(device.removals) removals, sealed in this machine's folder"
+            let folder = device.folderLeft.map { "its folder is left until it joins (\($0)); its mount writes nothing more once it sees the store sealed" }
+                ?? "its plain folder is removed"
+            print("\(kept); \(folder). It is no member: run kvfs pair here and kvfs join there")
+        }
     }
 }
 

@@ -16,14 +16,20 @@ struct PairingCommandTests {
     }
 
     /// Runs `kvfs pair` on a in the background, types its code into `kvfs join` on b, and waits for both.
-    static let pairAB = #"""
-        kvfs pair --sync-dir $SYNC --state-dir $T/s-a --timeout 60 > $T/pair.out 2>&1 &
+    static let pairAB = pair(member: "--sync-dir $SYNC --state-dir $T/s-a")
+
+    /// Runs `kvfs pair` on the member the options `member` name in the background, types its code into
+    /// `kvfs join` on b (state `$T/s-b`), waits for both, and prints what each said.
+    static func pair(member: String) -> String {
+        """
+        kvfs pair \(member) --timeout 60 > $T/pair.out 2>&1 &
         pair=$!
         until [ "$(wc -l < $T/pair.out)" -ge 2 ]; do sleep 0.1; done
         sed -n 2p $T/pair.out | kvfs join --sync-dir $SYNC --state-dir $T/s-b --device-name b
         wait $pair; echo "pair: $?"
         sed 1,2d $T/pair.out
-        """#
+        """
+    }
 
     @Test("kvfs pair shows a 16-word code; kvfs join with it makes the machine a member; retire --revoke takes it out")
     func pairJoinRevoke() throws {
@@ -71,13 +77,9 @@ struct PairingCommandTests {
         }
     }
 
-    @Test("kvfs seal seals a new store once; a store with values and a sealed one are refused; a machine that is no member writes nothing")
+    @Test("kvfs seal seals a new store once; a sealed one is refused; a machine that is no member writes nothing")
     func seal() throws {
         try withSandbox { sandbox in
-            let other = "--sync-dir $T/other --state-dir $T/s-o"
-            let withValues = try sandbox.run("kvfs set k v \(other) && kvfs seal \(other)")
-            #expect(withValues.status == 1 && withValues.error.contains("holds values already") && withValues.error.contains("kvfs export"), "\(withValues)")
-            #expect(try sandbox.ok("ls $T/other") == "devices\nstore-id\n")
             let words = try Self.sealed(sandbox)
             #expect(words.split(separator: " ").count == 32)
             let again = try sandbox.run("kvfs seal --sync-dir $SYNC --state-dir $T/s-a")
@@ -90,6 +92,71 @@ struct PairingCommandTests {
             let stranger = try sandbox.run("kvfs set k2 v --sync-dir $SYNC --state-dir $T/s-x")
             #expect(stranger.status != 0 && stranger.error.contains("not a member"), "\(stranger)")
             #expect(try sandbox.ok("find $SYNC -type f | sort | xargs md5sum") == before)
+        }
+    }
+
+    @Test("kvfs seal converts a store with values by compaction: every value written through the mount reads back through it, grep -r finds none, and a plain machine joins to see them")
+    func sealConverts() throws {
+        try withSandbox { sandbox in
+            try sandbox.mount()
+            try sandbox.ok("""
+                echo secret-one > $M/key-one && echo secret-one-again > $M/key-one && echo secret-two > $M/key-two
+                echo secret-gone > $M/key-gone && rm $M/key-gone
+                kvfs set key-b secret-b --sync-dir $SYNC --state-dir $T/s-b
+                sleep 1; kvfs unmount $M
+                """)
+            let output = try sandbox.ok("kvfs seal $S --device-name a")
+            let lines = output.split(separator: "\n")
+            #expect(lines.count == 3 && lines[0].hasPrefix("sealed: ") && lines[1].split(separator: " ").count == 32, "\(output)")
+            #expect(lines.last?.hasPrefix("kept ") == true && lines.last?.contains("1 values and 0 removals") == true
+                    && lines.last?.contains("its plain folder is removed. It is no member: run kvfs pair here and kvfs join there") == true, "\(output)")
+            let written = ["key-one", "secret-one", "secret-one-again", "key-two", "secret-two", "key-gone", "secret-gone", "key-b", "secret-b"]
+            for text in written { #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable") }
+            // b, a machine of the plain store, is no member of the sealed one: refused, and it writes nothing.
+            let before = try sandbox.ok("find $SYNC -type f | sort | xargs md5sum")
+            let refused = try sandbox.run("kvfs status --sync-dir $SYNC --state-dir $T/s-b")
+            #expect(refused.status != 0 && refused.error.contains("not a member"), "\(refused)")
+            #expect(try sandbox.ok("find $SYNC -type f | sort | xargs md5sum") == before)
+
+            try sandbox.mount()
+            #expect(try sandbox.ok("cat $M/key-one $M/key-two $M/key-b; ls $M") == "secret-one-again\nsecret-two\nsecret-b\nkey-b\nkey-one\nkey-two\n")
+            #expect(try sandbox.ok("kvfs history key-one $S | grep -c secret-one") == "2\n", "history is kept")
+            #expect(try sandbox.ok(Self.pair(member: "$S")).contains("pair: 0\npaired b ("))
+            #expect(try sandbox.ok("kvfs get key-one --sync-dir $SYNC --state-dir $T/s-b; kvfs get key-b --sync-dir $SYNC --state-dir $T/s-b")
+                    == "secret-one-again\nsecret-b\n")
+            for text in written { #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable") }
+        }
+    }
+
+    @Test("kvfs seal refuses while another machine's mount runs; with --force, that mount writes nothing more once it sees the roster, loses nothing, and joins")
+    func sealWhileAnotherMounted() throws {
+        try withSandbox { sandbox in
+            try sandbox.ok("kvfs set key-a secret-a $S")
+            try sandbox.mount("mb", state: "s-b")
+            try sandbox.ok("echo secret-b > $T/mb/key-b")
+            let refused = try sandbox.run("kvfs seal $S --device-name a")
+            #expect(refused.status == 1 && refused.error.contains("cannot seal the store yet") && refused.error.contains("looks alive"), "\(refused)")
+            #expect(try sandbox.ok("ls $SYNC") == "devices\nstore-id\n")
+            let output = try sandbox.ok("kvfs seal $S --device-name a --force")
+            #expect(output.contains("its folder is left until it joins") && output.contains("its mount writes nothing more once it sees the store sealed"), "\(output)")
+            // Writes go on until b's mount sees the roster (within a second or two), then each is refused.
+            let writes = try sandbox.ok("""
+                for i in $(seq 100); do r=$(pywrite $T/mb/key-late late-value-$i); [ "$r" = ok ] || { echo "$i $r"; break; }; sleep 0.1; done
+                """)
+            let fields = writes.split(separator: " ", maxSplits: 1)
+            #expect(fields.count == 2 && fields[1] == "close: EACCES\n", "\(writes)")
+            let lastWritten = (Int(fields.first ?? "") ?? 1) - 1
+            #expect(try sandbox.ok("kvfs status --sync-dir $SYNC --state-dir $T/s-b").contains("this device writes nothing more"))
+            try sandbox.ok("kvfs unmount $T/mb")
+            #expect(try sandbox.ok(Self.pair(member: "$S")).contains("pair: 0\npaired b ("))
+            try sandbox.mount("mb", state: "s-b")
+            #expect(try sandbox.ok("cat $T/mb/key-a $T/mb/key-b") == "secret-a\nsecret-b\n")
+            let late = try sandbox.run("kvfs get key-late $S")
+            #expect(lastWritten == 0 ? late.status != 0 : late.output == "late-value-\(lastWritten)\n", "what b wrote before it saw the roster is kept: \(late)")
+            try sandbox.ok("kvfs unmount $T/mb")
+            for text in ["key-a", "secret-a", "key-b", "secret-b", "key-late", "late-value"] {
+                #expect(try sandbox.run("grep -r -l -a -F -e '\(text)' $SYNC").status == 1, "\(text) is still readable")
+            }
         }
     }
 }

@@ -36,6 +36,15 @@ extension DeviceStore {
     private func noteOwnStamp() {
         guard !isReadOnly && state.isPrimary else { return }
         progress.noteOwnStamp(journal.folder.latest) { stamp in state.lastOwnStamp = stamp }
+        noteReadMarks()
+    }
+
+    /// In a sealed store, notes in the state directory how far this device has read each other device's
+    /// folder, when that moved (``ReadMark``): after a restart, a folder holding less is refused.
+    private func noteReadMarks() {
+        guard let sealing = sync.sealing else { return }
+        let (storeID, reached) = engine.withLock { ($0.folders.storeID, $0.folders.readers.mapValues(\.readMark)) }
+        if let marks = sealing.raiseReadMarks(reached) { state.saveReadMarks(marks, storeID: storeID) }
     }
 
     /// Tells other processes what holds the state directory (the mount point, once mounted).

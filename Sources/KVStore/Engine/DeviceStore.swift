@@ -137,7 +137,18 @@ public final class DeviceStore: Sendable {
             if sealing == nil, Membership.isSealed(syncDirectory: URL(fileURLWithPath: sync.path)) || sync.sealedFolder(other: deviceID) != nil {
                 throw .notMember(path: sync.path)
             }
+            for refusal in sealing?.rosterRefusals ?? [] { warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
+            _ = sealing?.raiseReadMarks(state.readMarks(storeID: storeID))  // a folder rolled back while this device was away is refused
             let sync = sync.sealed(by: sealing)
+            if sealing != nil, !readOnly, state.sealedStoreID != storeID {
+                // Sealed since this device last wrote (kvfs seal, or it joined): its plain records are sealed first, this once.
+                if sync.holdsPlainRecords(of: deviceID) {
+                    let count = try JournalWriter.sealPlainRecords(of: sync.folder(of: deviceID), device: deviceID, claim: claim,
+                                                                   files: journalFiles, clock: clock, warn: warn)
+                    warn("\(sync.folder(of: deviceID).path): the store is sealed; this device's \(count) plain records were sealed by a compaction, and its plain files removed")
+                }
+                state.sealedStoreID = storeID
+            }
             let context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),
                                        sync: sync, clock: clock, warn: warn, isReadOnly: readOnly)
             // The own folder is read before the writer opens it: the reader finds where its whole records end.

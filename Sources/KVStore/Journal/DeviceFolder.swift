@@ -39,6 +39,9 @@ struct DeviceFolder: Sendable {
         self.init(in: HeldFolder(path: sync, isWritable: isWritable), name: (path as NSString).lastPathComponent)
     }
 
+    /// The same folder read and written plain: what converting a store to sealed reads its plain records with.
+    var unsealed: DeviceFolder { DeviceFolder(in: root, name: name) }
+
     static func segmentName(_ generation: UInt64) -> String { "journal-" + hex(generation) + ".log" }
     static func snapshotName(_ generation: UInt64) -> String { "snapshot-" + hex(generation) + ".snap" }
 

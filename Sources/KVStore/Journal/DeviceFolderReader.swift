@@ -126,6 +126,10 @@ final class DeviceFolderReader {
         let listing = folder.listing()
         var batch = Batch()
         report.startRead()
+        if let wentBack = wentBackPastMark(listing) {
+            refuse(.rolledBack(wentBack), in: folder.path, at: 0)
+            return batch
+        }
         readNewestSnapshot(listing.snapshots, into: &batch)
         var wentBack = false
         while !readSegment(into: &batch) {  // gone, or not a file it can read
@@ -273,6 +277,23 @@ final class DeviceFolderReader {
         position.offset = scan.settledOffset
         position.chain = scan.chain
         return true
+    }
+
+    /// Where this reader has read to: the segment it follows, and where the whole records it read there end.
+    var readMark: ReadMark { ReadMark(generation: position.generation, offset: position.offset) }
+
+    /// Why a sealed folder holds less than this device had read of it before (its mark, kept across restarts
+    /// in the state directory: ``ReadMark``), while this reader has not reached that mark; nil when it holds
+    /// as much. Nothing of a folder that went back is merged: it was rolled back while this device was away.
+    private func wentBackPastMark(_ listing: (snapshots: [UInt64], segments: [UInt64])) -> String? {
+        guard let mark = folder.sealing?.readMark(of: device), readMark < mark else { return nil }
+        let newest = (listing.segments + listing.snapshots).max() ?? 0
+        if newest < mark.generation {
+            return "its newest file is generation \(newest); this device had read generation \(mark.generation) before"
+        }
+        guard newest == mark.generation, listing.segments.contains(mark.generation),
+              let size = status(of: folder.segmentPath(mark.generation))?.size, size < mark.offset else { return nil }
+        return "\(DeviceFolder.segmentName(mark.generation)) holds \(size) bytes; this device had read \(mark.offset) of them before"
     }
 
     /// In a sealed folder, the segment's chain where its whole records end:

@@ -220,6 +220,13 @@ final class JournalWriter {
     /// Whether another process has claimed this device's folder, so this one writes no more.
     var isDisplaced: Bool { claim?.displacement != nil }
 
+    /// Why this process writes no more (another took the folder, or the store was sealed and this device
+    /// is no member), or nil while it writes.
+    var stoppedBecause: KVStoreError? { claim?.displacement }
+
+    /// Writes no more, for `reason`; false when it had stopped already (``WriterClaim/stop(_:)``).
+    func stop(_ reason: KVStoreError) -> Bool { claim?.stop(reason) ?? false }
+
     /// Starts replacing the journal by a snapshot of `current` (this
     /// device's records still in force, ending with `stamp`) and of the
     /// records `copied` from the folders' files (history's older versions,

@@ -156,6 +156,16 @@ final class WriterClaim: Sendable {
     /// Whether another state directory's process has claimed the folder, so this one writes no more.
     var displacement: KVStoreError? { state.withLock { $0.displacement } }
 
+    /// Makes this process write no more, for `reason` (the store was sealed, and this device is no
+    /// member): every later append throws it. Returns false when it had stopped already.
+    func stop(_ reason: KVStoreError) -> Bool {
+        state.withLock { state in
+            guard state.displacement == nil else { return false }
+            state.displacement = reason
+            return true
+        }
+    }
+
     /// Throws when another state directory's process (a copy of this one)
     /// has claimed `folder` since this session did; from then on this process
     /// writes no more. A claim that has gone (the folder was removed and is

@@ -61,7 +61,7 @@ struct MembershipTests {
         defer { root.cleanup() }
         let a = try Self.device(root, "a")
         #expect(!Membership.isSealed(syncDirectory: root.sub("sync")))
-        let recovery = try a.seal(deviceName: "a")
+        let recovery = try a.seal(deviceName: "a").recoveryKey
         #expect(recovery.words.split(separator: " ").count == 32)
         #expect(Membership.isSealed(syncDirectory: root.sub("sync")))
         let keys = try a.keys()
@@ -284,7 +284,7 @@ struct MembershipTests {
         let root = TemporaryFolder()
         defer { root.cleanup() }
         let a = try Self.device(root, "a")
-        let recovery = try a.seal(deviceName: "a")
+        let recovery = try a.seal(deviceName: "a").recoveryKey
         let b = try Self.device(root, "b")
         try Self.pair(a, b, name: "b")
         _ = try a.revoke("b")

@@ -59,10 +59,15 @@ enum TestSealing {
         func touch() {}
     }
 
+    /// A store of the sync directories asked to be sealed is sealed with the test's keys; another one is
+    /// what the membership makes of it (plain, or sealed by its roster: `kvfs seal`'s tests).
     private static func sealing(state path: String, sync: String, device: DeviceID, storeID: String) -> StoreSealing? {
-        state.withLock { state in
-            guard sealsEverything || state.syncDirectories.contains(URL(fileURLWithPath: sync).standardizedFileURL.path),
-                  !state.plain.contains(URL(fileURLWithPath: path).standardizedFileURL.path) else { return nil }
+        let asked = state.withLock { state in
+            sealsEverything || state.syncDirectories.contains(URL(fileURLWithPath: sync).standardizedFileURL.path)
+        }
+        guard asked else { return Membership.storeSealing(state: path, sync: sync, device: device, storeID: storeID) }
+        return state.withLock { state in
+            guard !state.plain.contains(URL(fileURLWithPath: path).standardizedFileURL.path) else { return nil }
             var store = state.stores[storeID] ?? Store()
             let isNew = store.signers[device] == nil
             if isNew { store.signers[device] = Curve25519.Signing.PrivateKey() }

@@ -343,6 +343,25 @@ final class StateDirectory: Sendable {
         try? folder?.writeAtomically("seen.log", bytes)
     }
 
+    /// The store whose folder this device has written sealed (`sealed-store`): once it has, plain records
+    /// found at the start of its folder are a writer's without keys, refused, never sealed as its own
+    /// (docs/sealed.md § Converting a store).
+    var sealedStoreID: String? {
+        get { (try? folder?.read("sealed-store")).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } }
+        set { try? folder?.writeAtomically("sealed-store", Array(((newValue ?? "") + "\n").utf8)) }
+    }
+
+    /// How far this device had read each sealed folder of the store `storeID` (``ReadMark``), as it last noted it.
+    func readMarks(storeID: String) -> [DeviceID: ReadMark] {
+        guard let bytes = try? folder?.read(ReadMark.fileName) else { return [:] }
+        return ReadMark.decode(bytes, storeID: storeID)
+    }
+
+    /// Notes how far this device has read each sealed folder of the store `storeID`.
+    func saveReadMarks(_ marks: [DeviceID: ReadMark], storeID: String) {
+        try? folder?.writeAtomically(ReadMark.fileName, ReadMark.encode(marks, storeID: storeID))
+    }
+
     private func writableFolder() throws(KVStoreError) -> Folder {
         guard let folder, folder.isWritable else { throw .readOnly(path: path) }
         return folder

@@ -55,32 +55,29 @@ struct SyncDirectory: Sendable {
         try rootFolder(create: create)?.folder("devices", create: create)
     }
 
-    /// Whether any device folder holds a record (a snapshot, or a segment with a byte in it): what
-    /// `kvfs seal` refuses to seal, since those records would stay readable in the folder.
-    func holdsRecords() -> Bool {
-        devices().contains { device in
-            let folder = folder(of: device)
-            let listing = folder.listing()
-            return !listing.snapshots.isEmpty || listing.segments.contains { generation in
-                ((try? folder.read(DeviceFolder.segmentName(generation), from: 0, limit: 1)) ?? nil)?.isEmpty == false
-            }
-        }
-    }
-
     /// The folder of a device other than `own` whose journal starts with a
     /// sealed record (``SealedRecord``), or nil: a device without the
     /// store's keys finds so that the store is sealed, and writes nothing.
     /// One read of a frame's header per folder.
     func sealedFolder(other own: DeviceID) -> String? {
-        for device in devices() where device != own {
-            let folder = folder(of: device)
-            let listing = folder.listing()
-            guard let name = listing.snapshots.last.map(DeviceFolder.snapshotName) ?? listing.segments.first.map(DeviceFolder.segmentName),
-                  let start = (try? folder.read(name, from: 0, limit: RecordFrame.headerSize + 1)) ?? nil,
-                  start.count == RecordFrame.headerSize + 1, start[RecordFrame.headerSize] == SealedRecord.format else { continue }
-            return folder.path
-        }
-        return nil
+        devices().first { $0 != own && firstRecordFormat(of: $0) == SealedRecord.format }.map { folder(of: $0).path }
+    }
+
+    /// Whether `device`'s journal starts with a plain record: in a sealed store, a folder not converted yet
+    /// (docs/sealed.md § Converting a store).
+    func holdsPlainRecords(of device: DeviceID) -> Bool {
+        firstRecordFormat(of: device).map { $0 != SealedRecord.format } ?? false
+    }
+
+    /// The format byte of the first record of `device`'s journal (of its newest snapshot, else of its
+    /// first segment), or nil when it holds none. One read of a frame's header.
+    private func firstRecordFormat(of device: DeviceID) -> UInt8? {
+        let folder = folder(of: device)
+        let listing = folder.listing()
+        guard let name = listing.snapshots.last.map(DeviceFolder.snapshotName) ?? listing.segments.first.map(DeviceFolder.segmentName),
+              let start = (try? folder.read(name, from: 0, limit: RecordFrame.headerSize + 1)) ?? nil,
+              start.count == RecordFrame.headerSize + 1 else { return nil }
+        return start[RecordFrame.headerSize]
     }
 
     /// The devices with a folder here. Junk names (`..`, `.DS_Store`, conflict

@@ -23,7 +23,8 @@ extension DeviceStore {
     @discardableResult
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
         defer { announceVisibleChanges() }
-        sync.sealing?.renewIfRosterChanged()
+        for refusal in sync.sealing?.renewIfRosterChanged() ?? [] { context.warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
+        if stopWritingIfSealed() { return nil }  // a plain device of a sealed store: it can open none of its folders
         let storeID = sync.storeID()
         let (isOpen, switching, ownFolderGone) = engine.withLock { state in
             state.isClosed ? (false, false, false) : (true, state.isAnotherStore(storeID), !state.own.withLock { $0.writer.isInPlace })
@@ -77,6 +78,7 @@ extension DeviceStore {
     /// records stay in the store — and the store's id with them, when the
     /// whole sync directory went, so that no device takes it for another store.
     private func writeOwnFolderAgain() {
+        guard !journal.folder.withLock({ $0.writer.isDisplaced }) else { return }  // it writes nothing more
         context.warn("\(sync.folder(of: deviceID).path) vanished; writing it again")
         try? sync.restoreStoreID(storeID)
         try? sync.setName(deviceName, of: deviceID)

@@ -17,7 +17,7 @@ extension EngineState {
         return StatusInputs(
             deviceID: deviceID, deviceName: context.deviceName, sync: sync, ownFolder: path, storeID: folders.storeID,
             merged: merged, readers: folders.readers.mapValues { StatusInputs.Reading(newest: $0.newest, contiguous: $0.contiguous) },
-            problems: problems + folders.readers.values.flatMap(\.problems), known: known, retired: known.filter(isRetired),
+            problems: problems + folders.readers.values.flatMap(\.problems) + sealingWarnings, known: known, retired: known.filter(isRetired),
             adoptions: folders.adoptions, names: folders.names, ownLatest: latest, ownAhead: ahead, lastSyncTime: folders.lastSyncTime)
     }
 }

@@ -218,6 +218,9 @@ public struct SyncWarning: Codable, Sendable, Equatable {
         /// A sealed store's folder holds a record that is refused (forged, moved, altered, replayed or
         /// reordered, or written by a non-member), or went back: nothing from there on is merged.
         case refused
+        /// This device writes nothing more: the store was sealed and it is no member, or a copy of its
+        /// state directory took its folder.
+        case notWriting
     }
 
     /// What kind of trouble.

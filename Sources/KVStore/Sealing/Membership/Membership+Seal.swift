@@ -1,26 +1,48 @@
 import Crypto
 import Foundation
 
+/// What sealing a store did (`kvfs seal`, docs/sealed.md § Converting a store).
+public struct SealedStore: Sendable {
+    /// The store's recovery key, given back this once.
+    public let recoveryKey: RecoveryKey
+    /// The other devices whose values and removals that still count, and history, this device now keeps
+    /// in its folder, sealed as it next opens the store: each one's plain folder removed, or left
+    /// (``RetiredDevice/folderLeft`` says why) for the device to seal once it has joined.
+    public let adopted: [RetiredDevice]
+}
+
 extension Membership {
-    /// Seals the store's roster: writes its genesis, this device and the
-    /// recovery key its members, under a fresh store key (epoch 1), signed by the
-    /// recovery key, and pins it. Returns the recovery key, which is nowhere
-    /// else: the caller prints it once (`kvfs seal`).
+    /// Seals the store: this device adopts the other devices' records, as
+    /// `kvfs retire` does (``DeviceStore``'s `adoptEveryDeviceForSealing`), then
+    /// the roster's genesis is written, this device and the recovery key its
+    /// members, under a fresh store key (epoch 1), signed by the recovery key,
+    /// and pinned. Returns the recovery key, which is nowhere else (the caller
+    /// prints it once: `kvfs seal`), and the devices adopted.
     ///
-    /// Refused when the store already has a roster, and when a device folder
-    /// holds records: they would stay readable beside the sealed ones (a store
-    /// with values moves to a new sealed store by export and import). The
-    /// records are sealed by the journal from then on, with the keys this makes.
-    public func seal(deviceName: String) throws(MembershipError) -> RecoveryKey {
+    /// The records are sealed by the journal from then on, with the keys this
+    /// makes: this device's plain ones, which now hold every value of the store,
+    /// by a compaction as it next opens the store (`kvfs seal` opens it at
+    /// once). A device that looks alive, or whose folder has not fully arrived,
+    /// is refused unless `force` (then its folder is left, for it to seal once it
+    /// has joined). Refused when the store already has a roster.
+    public func seal(deviceName: String, force: Bool = false) throws(MembershipError) -> SealedStore {
         guard !Self.isSealed(syncDirectory: URL(fileURLWithPath: syncPath)) else {
             throw MembershipError("the store at \(syncPath) is sealed already")
         }
-        guard !SyncDirectory(path: syncPath).holdsRecords() else {
-            throw MembershipError("""
-                the store at \(syncPath) holds values already, which sealing would leave readable in its folders: \
-                seal a new store and move the values over (kvfs export here; kvfs seal and kvfs import on the new one)
-                """)
+        let adopted: [RetiredDevice]
+        do throws(KVStoreError) {
+            let store = try DeviceStore(syncDirectory: URL(fileURLWithPath: syncPath), stateDirectory: URL(fileURLWithPath: statePath))
+            defer { store.close() }
+            adopted = try store.adoptEveryDeviceForSealing(force: force)
+        } catch {
+            if case let .retireRefused(device, reason) = error { throw MembershipError("cannot seal the store yet: \(device): \(reason)") }
+            throw MembershipError(error)
         }
+        return SealedStore(recoveryKey: try writeGenesis(deviceName: deviceName), adopted: adopted)
+    }
+
+    /// Writes and pins the roster's genesis; returns the recovery key it registers.
+    private func writeGenesis(deviceName: String) throws(MembershipError) -> RecoveryKey {
         let storeID = try storeID()
         let device = try deviceID()
         let keys = try DeviceKeys.loadOrCreate(in: stateFolder(create: true))

@@ -9,11 +9,18 @@ extension Membership {
         let syncURL = URL(fileURLWithPath: sync)
         guard isSealed(syncDirectory: syncURL) else { return nil }
         let membership = Membership(syncDirectory: syncURL, stateDirectory: URL(fileURLWithPath: state))
-        guard let keys = try? membership.keys(device: device) else { return nil }
+        guard let (keys, refused) = try? membership.keysAndRefusals(device: device) else { return nil }
         let directory = SyncDirectory(path: sync)
         // A version added or removed changes the folder's times (FolderSurvey's stamp: nanoseconds, and the ctime).
-        return StoreSealing(keys, renewal: StoreSealing.Renewal(
+        return StoreSealing(keys, refused: refused, renewal: StoreSealing.Renewal(
             changeMark: { ((try? directory.rootFolder()) ?? nil)?.entry(RosterFolder.name).map(FolderSurvey.FileStamp.init) },
-            keys: { try? membership.keys(device: device) }))
+            keys: {
+                do throws(MembershipError) {
+                    let (keys, refused) = try membership.keysAndRefusals(device: device)
+                    return (keys, refused)
+                } catch {
+                    return (nil, (try? membership.refresh().refused) ?? [])
+                }
+            }))
     }
 }

@@ -105,10 +105,15 @@ public struct Membership: Sendable {
     /// the roster version it trusts now; refused when it is not (or no longer) a member. What the journal's
     /// `StoreSealing` is made from, and made again when `roster/` changes.
     func keys(device: DeviceID? = nil) throws(MembershipError) -> SealingKeys {
-        let version = try refresh().version
+        try keysAndRefusals(device: device).keys
+    }
+
+    /// ``keys(device:)``, with the roster's files refused on the way to the version it trusts (for the status and the log).
+    func keysAndRefusals(device: DeviceID? = nil) throws(MembershipError) -> (keys: SealingKeys, refused: [RosterRefusal]) {
+        let (version, refused) = try refresh()
         let id: DeviceID
         if let device { id = device } else { id = try deviceID() }
-        return try Self.keys(of: version, device: id, keys: deviceKeys())
+        return (try Self.keys(of: version, device: id, keys: deviceKeys()), refused)
     }
 
     func deviceKeys() throws(MembershipError) -> DeviceKeys {
