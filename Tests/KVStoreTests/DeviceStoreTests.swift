@@ -195,6 +195,29 @@ struct DeviceStoreTests {
         #expect(String(decoding: again.changeLogContents(), as: UTF8.self).contains("\"reason\":\"AccountChange\",\"code\":3"))
     }
 
+    @Test("a compaction after the sync directory switched to another store, before a refresh noticed, writes nothing of the old store into the new one")
+    func aCompactionBeforeTheAccountChangeIsNoticedLeavesTheNewStoreAlone() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let store = try openStore(root, device: "a", sync: "one")
+        defer { store.close() }
+        try store.set(.integer(1), forKey: "x")
+        let folder = store.sync.folder(of: store.deviceID).path
+        // The account changes: the sync directory now holds another store, empty (its devices' folders not there yet).
+        try FileManager.default.removeItem(atPath: root.sub("one/devices").path)
+        try Files.writeAtomically(root.sub("one/store-id").path, Array("another-store\n".utf8))
+        // A compaction a write made due runs (on its queue) before the refresh that takes the new store.
+        store.compact()
+        #expect(!FileManager.default.fileExists(atPath: folder), "the old store's records were written into the new store")
+        store.refresh()
+        #expect(store.values == [:])
+        #expect(String(decoding: store.changeLogContents(), as: UTF8.self).contains("\"reason\":\"AccountChange\",\"code\":3"))
+        try store.set(.integer(2), forKey: "y")
+        let other = try openStore(root, device: "b", sync: "one")
+        defer { other.close() }
+        #expect(other.values == ["y": .integer(2)])
+    }
+
     @Test func statusIsJSON() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }

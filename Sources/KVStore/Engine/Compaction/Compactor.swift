@@ -265,6 +265,10 @@ final class Compactor: Sendable {
             beginning = try journal.take { kept throws(KVStoreError) -> Beginning in
                 try engine.withLock { state throws(KVStoreError) -> Beginning in
                     guard !state.isClosed, !state.own.withLock({ $0.writer.isDisplaced }) else { return .notNeeded }
+                    // The sync directory may hold another store since the last refresh (an account change): a compaction
+                    // would make this device's folder there again, holding the old store's records, which the refresh that
+                    // takes the new store would then read as its content. That refresh comes first.
+                    guard !state.isAnotherStore(state.sync.storeID()) else { return .notNeeded }
                     if !kept { try state.followOtherProcesses() }
                     guard var extra = additions(&state) else { return .notNeeded }
                     if unfinished != nil { extra.keepsHistory = false }  // the disk was full: its room goes to the snapshot, not to history
