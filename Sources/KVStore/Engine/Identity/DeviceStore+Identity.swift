@@ -7,11 +7,15 @@ extension DeviceStore {
     /// (``WriterClaim``): two processes must never write as one device; and a
     /// new one when another device retired this one (`kvfs retire`): every
     /// reader ignores a retired device's records and nobody keeps removals
-    /// for it, so the machine, mounted again, joins as a new device.
+    /// for it, so the machine, mounted again, joins as a new device. Not so
+    /// for a member of a sealed store that the roster it trusts names: only
+    /// the roster says who writes there (`kvfs retire --revoke` removes a
+    /// member), and a new id would be no member. That is how the devices
+    /// `kvfs seal` adopted join under their own ids (docs/sealed.md § Converting a store).
     static func ownDeviceID(state: StateDirectory, sync: SyncDirectory, claim: WriterClaim,
                             warn: (String) -> Void) throws(KVStoreError) -> DeviceID {
         let id = try state.deviceID()
-        if sync.isWritable, let retirement = sync.retirement(of: id) {
+        if sync.isWritable, let retirement = sync.retirement(of: id), !Self.isPinnedMember(id, state: state, sync: sync) {
             let newID = try state.newDeviceID()
             warn("this device (\(retirement.name.map { "\($0), " } ?? "")\(id.hex)) was retired by \(sync.name(of: retirement.by) ?? retirement.by.hex) (kvfs retire); \(state.path) joins the store again as a new device, \(newID.hex)")
             return newID
@@ -21,6 +25,12 @@ extension DeviceStore {
         let newID = try state.newDeviceID()
         warn("\(state.path) is a copy of the state directory that writes device \(id.hex) (\(holder.description)); two processes must not write as one device, so this one is now device \(newID.hex)")
         return newID
+    }
+
+    /// Whether the roster version this device trusts (`roster.pin`) names `id` as a member.
+    private static func isPinnedMember(_ id: DeviceID, state: StateDirectory, sync: SyncDirectory) -> Bool {
+        let membership = Membership(syncDirectory: URL(fileURLWithPath: sync.path), stateDirectory: URL(fileURLWithPath: state.path))
+        return ((try? membership.pinned()) ?? nil)?.deviceMembers.contains { $0.id == id } ?? false
     }
 
     /// The name this device goes by: the one given (which must pass
