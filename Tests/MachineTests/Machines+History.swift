@@ -33,15 +33,7 @@ extension Machines {
             try m3.ok("rm \"$M/only-$ME\"")
             // 1.2 MB of journal: m1 compacts its folder, keeping the versions history keeps.
             let id1 = try m1.deviceID()
-            try m1.ok("""
-                i=0
-                while [ $i -lt 12 ]; do head -c 75000 /dev/urandom | base64 -w 0 > "$M/big"; i=$((i + 1)); done
-                rm "$M/big"
-                # The compaction runs after the write that made it due: its snapshot comes within moments.
-                i=0; until ls "$SYNC/devices/\(id1)" | grep -q '^snapshot-'; do
-                    i=$((i + 1)); [ $i -lt 200 ] || { echo "m1 did not compact"; exit 1; }; sleep 0.05
-                done
-                """)
+            try m1.ok(Machines.writeUntilCompacted(id1))
             try cluster.waitForAgreement()
             let before = try waitForSameHistory(cluster.machines)
             let lines = before.split(separator: "\n")

@@ -70,12 +70,7 @@ struct Machines {
             try m2.ok("rm \"$M/e3\" \"$M/d2\"")
             // 1.2 MB of journal: m1 compacts its folder into a snapshot.
             let id1 = try m1.deviceID()
-            try m1.ok("""
-                i=0
-                while [ $i -lt 12 ]; do head -c 75000 /dev/urandom | base64 -w 0 > "$M/big"; i=$((i + 1)); done
-                rm "$M/big"
-                ls "$SYNC/devices/\(id1)" | grep -q '^snapshot-' || { echo "m1 did not compact"; ls -l "$SYNC/devices/\(id1)"; exit 1; }
-                """)
+            try m1.ok(Self.writeUntilCompacted(id1))
             try cluster.waitForAgreement([m1, m2])
             try m3.startSyncthing()
             try m3.mount()
@@ -154,3 +149,18 @@ private final class LockedErrors: @unchecked Sendable {
     var first: Error? { lock.withLock { errors.first } }
 }
 
+extension Machines {
+    /// A shell script that writes 1.2 MB of journal (twelve 100 KB values to one key, then removes it) on a
+    /// machine whose device is `device`, and waits until its folder holds a snapshot: the compaction runs
+    /// after the write that made it due (off the write path), so its snapshot comes within moments.
+    static func writeUntilCompacted(_ device: String) -> String {
+        """
+        i=0
+        while [ $i -lt 12 ]; do head -c 75000 /dev/urandom | base64 -w 0 > "$M/big"; i=$((i + 1)); done
+        rm "$M/big"
+        i=0; until ls "$SYNC/devices/\(device)" | grep -q '^snapshot-'; do
+            i=$((i + 1)); [ $i -lt 200 ] || { echo "\(device) did not compact"; ls -l "$SYNC/devices/\(device)"; exit 1; }; sleep 0.05
+        done
+        """
+    }
+}
