@@ -135,8 +135,7 @@ public final class DeviceStore: Sendable {
             // A sealed store's folders seal and check their records with its keys (docs/sealed.md).
             let sealing = StoreSealing.source.withLock { $0 }?(state.path, sync.path, deviceID, storeID)
             let membership = Membership(syncDirectory: URL(fileURLWithPath: sync.path), stateDirectory: URL(fileURLWithPath: state.path))
-            if sealing == nil, Membership.isSealed(syncDirectory: URL(fileURLWithPath: sync.path)) || membership.hasPinnedVersion
-                || sync.sealedFolder(other: deviceID) != nil {
+            if sealing == nil, membership.storeIsSealed || sync.sealedFolder(other: deviceID) != nil {
                 throw .notMember(path: sync.path)
             }
             for refusal in sealing?.rosterRefusals ?? [] { warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }

@@ -11,9 +11,8 @@ extension Membership {
     /// the version it pinned, and is never taken for a plain one, which would write values in the clear and
     /// take plain records from anyone.
     @Sendable static func storeSealing(state: String, sync: String, device: DeviceID, storeID: String) -> StoreSealing? {
-        let syncURL = URL(fileURLWithPath: sync)
-        let membership = Membership(syncDirectory: syncURL, stateDirectory: URL(fileURLWithPath: state))
-        guard isSealed(syncDirectory: syncURL) || membership.hasPinnedVersion else { return nil }
+        let membership = Membership(syncDirectory: URL(fileURLWithPath: sync), stateDirectory: URL(fileURLWithPath: state))
+        guard membership.storeIsSealed else { return nil }
         guard let (keys, refused) = try? membership.keysAndRefusals(device: device) else { return nil }
         let directory = SyncDirectory(path: sync)
         // A version added or removed changes the folder's times (FolderSurvey's stamp: nanoseconds, and the ctime).

@@ -42,6 +42,10 @@ public struct Membership: Sendable {
     /// Whether this device has pinned a roster version (`roster.pin`), readable or not: it was a member.
     var hasPinnedVersion: Bool { ((try? Folder.open(statePath)) ?? nil)?.entry(Self.pinName) != nil }
 
+    /// Whether the store is sealed as this device sees it: its `roster/` holds a version, or this device
+    /// pinned one (a roster deleted from the folder leaves the store sealed for its members).
+    var storeIsSealed: Bool { Self.isSealed(syncDirectory: URL(fileURLWithPath: syncPath)) || hasPinnedVersion }
+
     /// The version this device trusts, or nil when it has none (it is no member).
     func pinned() throws(MembershipError) -> RosterVersion? { try pinnedWithParent()?.version }
 
