@@ -16,7 +16,14 @@ extension Machines {
             // unmounted until it has joined. Then m1 writes the values.
             m2.unmount()
             m1.unmount()
-            try m1.ok("kvfs seal $S > \"$KVM_FOLDER/seal.out\"")
+            // kvfs seal adopts m2's folder, and refuses while m2 looks alive there: its unmount reaches m1
+            // through Syncthing a moment later. Any other failure fails at once.
+            try m1.ok("""
+                i=0; until kvfs seal $S > "$KVM_FOLDER/seal.out" 2> "$KVM_FOLDER/seal.err"; do
+                    grep -q 'cannot seal the store yet' "$KVM_FOLDER/seal.err" && [ $i -lt 300 ] || { cat "$KVM_FOLDER/seal.err"; exit 1; }
+                    i=$((i + 1)); sleep 0.1
+                done
+                """)
             try m1.mount()
             for (key, value) in Self.sealedValues { try m1.ok("printf %s '\(value)' > \"$M/\(key)\"") }
             try waitUntil(seconds: 60, "the roster on m2", every: 0.05) {
