@@ -12,7 +12,7 @@ struct SealedAttackTests {
     /// read its frames and the index each sealed payload carries in the clear, and append frames whose
     /// CRC-32C is right. `attack index FILE`: the index the file's next record must have;
     /// `attack append FILE INDEX TO`: appends FILE's record at INDEX to TO; `attack alter FILE TO`: appends
-    /// FILE's last record to TO with its index made TO's next and a byte of its ciphertext flipped.
+    /// FILE's last record (not a mark: flags 3) to TO with its index made TO's next and a byte of its ciphertext flipped.
     static let attack = #"""
         attack() { python3 -c 'import struct, sys
         def crc32c(data):
@@ -34,7 +34,7 @@ struct SealedAttackTests {
         if command == "index": print(next_index(args[0]))
         elif command == "append": append(args[2], next(p for p in payloads(args[0]) if index(p) == int(args[1])))
         elif command == "alter":
-            payload = bytearray(payloads(args[0])[-1])
+            payload = bytearray([p for p in payloads(args[0]) if p[1] != 3][-1])
             payload[6:14] = struct.pack("<Q", next_index(args[1]))
             payload[14 + 12] ^= 1
             append(args[1], bytes(payload))' "$@"; }

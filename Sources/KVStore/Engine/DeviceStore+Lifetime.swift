@@ -10,7 +10,9 @@ extension DeviceStore {
 
     /// Makes every acknowledged write durable on disk (fsync of the journal).
     /// The fsync runs without the lock; a compaction in progress is waited for.
+    /// In a sealed store, the writes are signed first: a sync point.
     public func flush() throws(KVStoreError) {
+        signAppends(waiting: true)
         if let point = try journal.folder.withLock({ folder throws(KVStoreError) in try folder.writer.syncPoint() }) {
             try point.perform()
             journal.folder.withLock { $0.writer.didSync(point) }
@@ -65,6 +67,8 @@ extension DeviceStore {
     /// and remembers what it showed.
     public func close() {
         announceClosing()
+        signing?.stop()
+        signAppends(waiting: true)
         journal.stopLeasing()
         compactor.drain()
         compactor.finish(engine)
@@ -83,10 +87,11 @@ extension DeviceStore {
     /// Starts the once-a-second work (``tick()``).
     func startTicking() {
         ticker.start { [weak self] in self?.tick() }
+        signing?.start { [weak self] in self?.signAppends(waiting: false) ?? true }
     }
 
     /// Bounds how long an acknowledged write waits for fsync (one second),
-    /// publishes reading progress now and then (``ProgressPublisher``: at
+    /// in a sealed store signs what is left unsigned (``signAppends(waiting:)``), publishes reading progress now and then (``ProgressPublisher``: at
     /// least every half minute, so others know this device runs), notes its
     /// latest stamp, and logs what newly keeps devices from getting each
     /// other's writes (``HealthMonitor``): on the ticker's queue, the disk's
@@ -98,6 +103,7 @@ extension DeviceStore {
             state.isClosed ? (false, nil) : (true, state.own.withLock { (try? $0.writer.syncPoint()) ?? nil })
         }
         guard isOpen else { return }
+        signAppends(waiting: false)  // what the schedule could not sign, or another process left unsigned
         journal.releaseIfWaitedFor()
         if let point, (try? point.perform()) != nil { journal.folder.withLock { $0.writer.didSync(point) } }
         logHealth()

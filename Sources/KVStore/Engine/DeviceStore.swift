@@ -62,6 +62,8 @@ public final class DeviceStore: Sendable {
     let survey: FolderSurvey
     /// The once-a-second fsync, progress and health check.
     let ticker: Ticker
+    /// In a sealed store, when this process signs its appends (nil in a plain one, or read-only).
+    let signing: SigningSchedule?
 
     var sync: SyncDirectory { context.sync }
 
@@ -155,15 +157,17 @@ public final class DeviceStore: Sendable {
             // The own folder is read before the writer opens it: the reader finds where its whole records end.
             let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
             let own = ownReader.readNew()
+            let refused = ownReader.problems.filter { $0.kind == .refused }  // the writer cuts it off: the status keeps it
             let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
                 : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim, files: journalFiles)
-            return Opening(context: context, storeID: storeID, ownReader: ownReader, own: own, writer: writer)
+            return Opening(context: context, storeID: storeID, ownReader: ownReader, own: own, writer: writer, refused: refused)
         }
         let opening = if let lock = state.journalLock { try lock.exclusively(open) } else { try open() }
         context = opening.context
         let unfinishedCompaction = opening.ownReader.foundUnfinishedCompaction && !readOnly
         let (lastOwnStamp, read, storeID) = (state.lastOwnStamp, opening.own, opening.storeID)
-        journal = OwnJournal(lock: state.journalLock, opened: OwnFolder.State(writer: opening.writer, reader: opening.ownReader))
+        journal = OwnJournal(lock: state.journalLock, opened: OwnFolder.State(writer: opening.writer, reader: opening.ownReader,
+                                                                               refusedAtOpen: opening.refused))
         engine = Mutex(EngineState(context: context, own: journal.folder, read: read, storeID: storeID, lastOwnStamp: lastOwnStamp))
         notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         self.state = state
@@ -173,6 +177,7 @@ public final class DeviceStore: Sendable {
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
         survey = FolderSurvey(sync: sync)
         ticker = Ticker()
+        signing = readOnly || context.sync.sealing == nil ? nil : SigningSchedule(queue: ticker.queue)
         notifier.changeLog.setWriting(state.isPrimary)
         // Its snapshot is written now, so that other devices follow this folder again.
         if unfinishedCompaction { compactor.compact(engine) }
@@ -190,6 +195,7 @@ public final class DeviceStore: Sendable {
         var ownReader: DeviceFolderReader
         var own: DeviceFolderReader.Batch
         var writer: JournalWriter
+        var refused: [SyncWarning]
     }
 
     deinit { close() }
@@ -358,6 +364,7 @@ public final class DeviceStore: Sendable {
                 written = try attempt()
             }
             guard let outcome = written else { return }
+            if journal.isLeasedNow { signing?.appended() }  // sealed: its mark follows (docs/sealed.md § Signing at sync points)
             for record in outcome.records { notifier.appended(record) }
             if outcome.compactionDue { compactWhenDue() }
             notifier.committed()

@@ -69,9 +69,9 @@ final class DeviceFolderReader {
     private var report: ReaderReport
     /// What keeps the last read from reading everything the folder holds.
     var problems: [SyncWarning] { report.problems }
-    /// Whether it reads on into later segments that no snapshot introduces
-    /// (``init(device:folder:ownFolder:warn:)``).
-    private let readsOnIntoLaterSegments: Bool
+    /// Whether this is the reading device's own folder (``init(device:folder:ownFolder:warn:)``): it reads
+    /// on into later segments that no snapshot introduces, and takes the device's own unsigned records.
+    private let isOwnFolder: Bool
     /// Whether it read on into such a segment: a compaction of this device's
     /// own was left unfinished (its snapshot could not be written).
     private(set) var foundUnfinishedCompaction = false
@@ -102,12 +102,15 @@ final class DeviceFolderReader {
     ///   not be written (a full disk) left, and the device's own writes since
     ///   are in it: it is read too. In another device's folder such a
     ///   segment is not followed while the earlier one is there (it may be a
-    ///   stray copy); that device finishes its compaction first.
+    ///   stray copy); that device finishes its compaction first. And the
+    ///   device's own unsigned records, which its other processes appended
+    ///   and have not signed yet, are read (their nonces are the device's:
+    ///   ``SealedFileOpener``); another's unsigned record there is refused.
     init(device: DeviceID, folder: DeviceFolder, ownFolder: Bool = false, warn: @escaping (String) -> Void) {
         self.device = device
         self.folder = folder
         report = ReaderReport(device: device, warn: warn)
-        readsOnIntoLaterSegments = ownFolder
+        isOwnFolder = ownFolder
     }
 
     /// The records that appeared since the last call, however many: each
@@ -148,14 +151,14 @@ final class DeviceFolderReader {
         while position.closed, listing.segments.contains(segmentGeneration + 1) {
             if left == nil { left = position }
             position = Position(generation: segmentGeneration + 1, offset: 0, tailOffset: 0, inOrder: position.inOrder)
-            if readsOnIntoLaterSegments && !listing.snapshots.contains(segmentGeneration) { foundUnfinishedCompaction = true }
+            if isOwnFolder && !listing.snapshots.contains(segmentGeneration) { foundUnfinishedCompaction = true }
             guard readSegment(into: &batch) else { break }
         }
         if folder.sealing != nil, let newestFile = (listing.segments + listing.snapshots).max(), newestFile < segmentGeneration {
             refuse(.rolledBack("its newest file is generation \(newestFile), generation \(segmentGeneration) was read already"),
                    in: folder.path, at: 0)
         }
-        while readsOnIntoLaterSegments, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
+        while isOwnFolder, let next = listing.segments.first(where: { $0 > segmentGeneration }) {
             position = Position(generation: next, offset: 0, tailOffset: 0, inOrder: position.inOrder)
             foundUnfinishedCompaction = true
             guard readSegment(into: &batch) else { break }
@@ -395,12 +398,14 @@ final class DeviceFolderReader {
             guard let sealing = folder.sealing else { return try folder.scanFrames(name, from: offset) }
             let keys = sealing.keys
             let chain = chain ?? RecordChain(storeID: keys.storeID, device: device, file: file)
+            // The device's own unsigned records, which its other processes appended, are read before their mark.
+            let own = isOwnFolder && file.kind == .segment
             var scan = try folder.scanFrames(name, from: offset, opener: SealedFileOpener(keys: keys, device: device, chain: chain,
-                                                                                           verifiesEach: Self.verifiesEachSignature))
-            if scan?.signatureFailed == true {
-                // The last signature does not hold: the first record whose own does not is where the refusal starts.
+                                                                                           verifiesEach: Self.verifiesEachSignature, ownFolder: own))
+            if scan?.signatureFailed == true || scan?.unsignedTailFailed == true {
+                // The last signature (or own nonce) does not hold: the first record whose own does not is where the refusal starts.
                 scan = try folder.scanFrames(name, from: offset, opener: SealedFileOpener(keys: keys, device: device, chain: chain,
-                                                                                           verifiesEach: true))
+                                                                                           verifiesEach: true, ownFolder: own))
             }
             if file.kind == .segment, let refused = scan?.refused { refuse(refused.reason, in: path, at: refused.offset) }
             return scan

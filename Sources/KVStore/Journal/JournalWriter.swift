@@ -65,6 +65,7 @@ final class JournalWriter {
         handle.removeStaleTemporaries()
         try claim.claim(in: handle)
         handle.sync()
+        try? sign()  // a process of this device stopped before its mark: its records are signed now (or at the next mark)
     }
 
     /// A writer for a store opened read-only: it refuses every write, so
@@ -114,8 +115,8 @@ final class JournalWriter {
 
     /// The frames of `records` one after the other in one buffer, and where
     /// each ends in it: plain, or in a sealed store sealed as the segment's
-    /// next records, the last one signed (what a reader checks).
-    private func frames(of records: [JournalRecord]) -> (bytes: [UInt8], ends: [Int]) {
+    /// next records, unsigned (a mark signs them: ``sign()``) unless `signingLast`.
+    private func frames(of records: [JournalRecord], signingLast: Bool = false) -> (bytes: [UInt8], ends: [Int]) {
         var writer = ByteWriter(capacity: records.reduce(0) { $0 + RecordFrame.headerSize + RecordCodec.capacity(for: $1) })
         var ends: [Int] = []
         ends.reserveCapacity(records.count)
@@ -123,7 +124,7 @@ final class JournalWriter {
             var sealer = RecordSealer(keys: keys, chain: chain)
             defer { self.chain = sealer.chain }
             for (index, record) in records.enumerated() {
-                sealer.frame(record, signed: index == records.count - 1, into: &writer)
+                sealer.frame(record, signed: signingLast && index == records.count - 1, into: &writer)
                 ends.append(writer.bytes.count)
             }
         } else {
@@ -133,6 +134,30 @@ final class JournalWriter {
             }
         }
         return (writer.bytes, ends)
+    }
+
+    /// In a sealed store, whether the segment ends with records no signature covers yet
+    /// (the device's appends since its last mark: ``sign()``).
+    var hasUnsignedTail: Bool { chain.map { !$0.isSigned } ?? false }
+
+    /// In a sealed store, appends a mark (docs/sealed.md § Signing at sync points) when the segment ends
+    /// with unsigned records: its signature vouches for them, and other devices read them once it is
+    /// there. One write(2); one that fails is cut off again, and the records wait for the next mark.
+    func sign() throws(KVStoreError) {
+        guard let keys = folder.sealing?.keys, let chain, !chain.isSigned, let segment, let handle else { return }
+        try claim?.confirm(in: handle)
+        var sealer = RecordSealer(keys: keys, chain: chain)
+        var writer = ByteWriter(capacity: RecordFrame.headerSize + SealedRecord.markSize)
+        sealer.mark(into: &writer)
+        do throws(SystemCallError) {
+            try segment.append(writer.bytes)
+        } catch {
+            try? segment.truncate(to: segmentBytes)
+            throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot write")
+        }
+        segmentBytes += writer.bytes.count
+        appended += 1  // made durable with the records
+        self.chain = sealer.chain
     }
 
     // MARK: Other processes of this device
@@ -285,7 +310,8 @@ final class JournalWriter {
     private func closeSegment(with stamp: Stamp) {
         guard let segment else { return }
         do throws(SystemCallError) {
-            let mark = frames(of: [JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 0))]).bytes  // sealed in a sealed store
+            // Sealed and signed in a sealed store: a sync point, vouching for the segment's unsigned records.
+            let mark = frames(of: [JournalRecord(stamp: stamp, operation: .snapshotEnd(count: 0))], signingLast: true).bytes
             try segment.append(mark)
             segmentBytes += mark.count
             appended += 1

@@ -103,6 +103,9 @@ enum RecordFrame {
         /// In a sealed file: the signature of the read's last signed record is not its device's;
         /// a scan checking each signature (``SealedFileOpener/verifiesEach``) finds the first that is not.
         var signatureFailed = false
+        /// In this device's own folder: the unsigned records after the last signed one are not all its
+        /// own (the last one's nonce is not); a scan checking each finds the first that is not.
+        var unsignedTailFailed = false
     }
 
     /// Reads every whole frame in `bytes` from `start`: a ``Scanner`` fed them all at once.
@@ -143,8 +146,15 @@ enum RecordFrame {
         private var resync: ResyncAllowance
         /// A sealed file's opener; nil for a plain file.
         private var opener: SealedFileOpener?
-        /// In a sealed file: the scan as it stood after the last signed record, where it ends.
-        private var lastSigned: (records: Int, resumeOffset: Int)?
+        /// In a sealed file: the scan as it stood after the last record vouched for (``SealedFileOpener/isVouched``), where it ends.
+        private var vouched: Place?
+        /// In a sealed file: the scan as it stood after the last record opened.
+        private var opened: Place?
+
+        /// Where a sealed file's scan stood after a record: records found, where appending goes on, the chain.
+        private struct Place {
+            var records: Int, resumeOffset: Int, chain: RecordChain
+        }
 
         /// A scan of the bytes from `start` to `end` (the file's size); a
         /// sealed file's with `opener`, whose chain has reached `start`.
@@ -153,7 +163,8 @@ enum RecordFrame {
             nextOffset = start
             resync = ResyncAllowance(bytes: 2 * (end - start))
             self.opener = opener
-            lastSigned = opener.map { _ in (0, start) }
+            vouched = opener.map { Place(records: 0, resumeOffset: start, chain: $0.chain) }
+            opened = vouched
         }
 
         /// Scans `bytes`, the file's from `base` (``nextOffset``); `isEnd`
@@ -190,23 +201,28 @@ enum RecordFrame {
                 } else if let length = validFrame(bytes, at: position) {
                     let payload = UnsafeRawBufferPointer(rebasing: bytes[position + headerSize..<position + headerSize + length])
                     let next = position + headerSize + length
-                    guard let decoded = decode(payload, at: base + position) else {
+                    switch decode(payload, at: base + position) {
+                    case .refused:
                         finish()
-                        break
-                    }
-                    if let record = decoded {
+                    case let .record(record):
                         scan.records.append(record)
                         scan.frames.append(base + position..<base + next)
-                    } else {
+                    case .unreadable:
                         scan.skipped.append(base + position..<base + next)
+                    case .mark:
+                        break
                     }
+                    if isDone { break }
                     position = next
                     scan.resumeOffset = base + position
                     if settled {
                         scan.settledOffset = base + position
                         scan.settledCount = scan.records.count
                     }
-                    if let opener, opener.lastSigned?.chain == opener.chain { lastSigned = (scan.records.count, base + position) }
+                    if let opener {
+                        opened = Place(records: scan.records.count, resumeOffset: base + position, chain: opener.chain)
+                        if opener.isVouched { vouched = opened }
+                    }
                 } else if position >= decidable {
                     break  // a frame that may end in the next window
                 } else {
@@ -217,32 +233,51 @@ enum RecordFrame {
             nextOffset = base + position
         }
 
-        /// The record a frame's `payload` holds (nil: none this version reads,
-        /// skipped), or nil when a sealed file's record is refused there.
-        private mutating func decode(_ payload: UnsafeRawBufferPointer, at offset: Int) -> JournalRecord?? {
-            guard opener != nil else { return .some(RecordCodec.decode(payload)) }
+        /// What a frame's payload holds.
+        private enum Decoded {
+            case record(JournalRecord)
+            /// No record this version reads: skipped.
+            case unreadable
+            /// A sealed file's mark: no record, its signature vouching for the chain.
+            case mark
+            /// A sealed file's record refused (``Scan/refused``): the scan ends before it.
+            case refused
+        }
+
+        /// What a frame's `payload` at `offset` holds; a sealed file's refusal is noted.
+        private mutating func decode(_ payload: UnsafeRawBufferPointer, at offset: Int) -> Decoded {
+            guard opener != nil else { return RecordCodec.decode(payload).map(Decoded.record) ?? .unreadable }
             switch opener!.open(payload) {
-            case let .success(plain):
-                return .some(plain.withUnsafeBytes { RecordCodec.decode($0) })
+            case .success(nil):
+                return .mark
+            case let .success(plain?):
+                return plain.withUnsafeBytes { RecordCodec.decode($0) }.map(Decoded.record) ?? .unreadable
             case let .failure(reason):
                 scan.refused = (offset, reason)
-                return nil
+                return .refused
             }
         }
 
-        /// Ends the scan. A sealed file's ends at its last signed record,
-        /// whose signature is checked unless each was.
+        /// Ends the scan. A sealed file's ends at its last record vouched
+        /// for: signed (its signature checked unless each was), or, in the
+        /// device's own folder, the last of its own unsigned records. There,
+        /// whole records after that are another's, refused (``SealRefusal/notOwn``).
         private mutating func finish() {
             isDone = true
-            guard let opener, let lastSigned else { return }
-            if lastSigned.records < scan.records.count || lastSigned.resumeOffset < scan.resumeOffset {
-                scan.records.removeSubrange(lastSigned.records...)
-                scan.frames.removeSubrange(lastSigned.records...)
-                scan.resumeOffset = lastSigned.resumeOffset
+            guard let opener, var end = vouched, let opened else { return }
+            if let own = opener.unsignedTailIsOwn {
+                if own { end = opened } else { scan.unsignedTailFailed = true }
+            } else if opener.verifiesEach, opener.ownNonceKey != nil, opened.resumeOffset > end.resumeOffset, scan.refused == nil {
+                scan.refused = (end.resumeOffset, .notOwn)
+            }
+            if end.records < scan.records.count || end.resumeOffset < scan.resumeOffset {
+                scan.records.removeSubrange(end.records...)
+                scan.frames.removeSubrange(end.records...)
+                scan.resumeOffset = end.resumeOffset
             }
             scan.settledOffset = scan.resumeOffset
             scan.settledCount = scan.records.count
-            scan.chain = opener.lastSigned?.chain ?? scan.chain
+            scan.chain = end.chain
             scan.signatureFailed = !opener.lastSignatureHolds()
         }
     }
@@ -312,10 +347,10 @@ enum RecordFrame {
     }
 
     /// Whether a payload starts as a record this version reads: a readable
-    /// version and a kind, or a sealed record's format and flags (``SealedRecord``).
+    /// version and a kind, or a sealed record's (or mark's) format, flags and size (``SealedRecord``).
     private static func looksLikeRecord(_ bytes: UnsafeRawBufferPointer, at payload: Int, length: Int) -> Bool {
         if bytes[payload] == SealedRecord.format {
-            return length >= SealedRecord.minimumSize && bytes[payload + 1] & ~SealedRecord.signedFlag == 0
+            return length >= SealedRecord.boundSize && SealedRecord.looksSealed(flags: bytes[payload + 1], length: length)
         }
         return RecordCodec.readableVersions.contains(bytes[payload])
             && length > RecordCodec.kindOffset && RecordKind(rawValue: bytes[payload + RecordCodec.kindOffset]) != nil

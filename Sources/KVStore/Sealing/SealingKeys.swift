@@ -21,6 +21,26 @@ struct SealingKeys: Sendable {
     let signingKey: Curve25519.Signing.PrivateKey
     /// The verifying key of each member device; a device not here is not a member, and its records are refused.
     let members: [DeviceID: Curve25519.Signing.PublicKey]
+    /// `K_own`, derived from the signing key: the key of the nonces of this device's records, which only
+    /// the device (each of its processes) can make, and so recognise as its own before they are signed
+    /// (docs/format.md § Sealed frames).
+    let ownNonceKey: SymmetricKey
+    /// An HMAC-SHA256 keyed with ``ownNonceKey``, before any data: copied for each nonce, so that the
+    /// key's pads are hashed once, not once a record.
+    let ownNonceMAC: HMAC<SHA256>
+
+    init(storeID: String, currentEpoch: UInt32, storeKeys: [UInt32: SymmetricKey], device: DeviceID,
+         signingKey: Curve25519.Signing.PrivateKey, members: [DeviceID: Curve25519.Signing.PublicKey]) {
+        self.storeID = storeID
+        self.currentEpoch = currentEpoch
+        self.storeKeys = storeKeys
+        self.device = device
+        self.signingKey = signingKey
+        self.members = members
+        ownNonceKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: signingKey.rawRepresentation),
+                                             info: Array("kvfs own-record nonce 1".utf8), outputByteCount: 32)
+        ownNonceMAC = HMAC(key: ownNonceKey)
+    }
 
     /// The key of `epoch`, or nil when this device never had it (a record from before it joined a
     /// later epoch, or from an epoch that does not exist).

@@ -45,4 +45,17 @@ struct FuzzCorpusTests {
             #expect(elapsed < .seconds(1), "\(target): \(input.name) (\(input.bytes.count) bytes) took \(elapsed)")
         }
     }
+
+    @Test("the sealed-frame corpus's mark seeds read as they were made: records signed by a mark, an unsigned tail the device alone reads, a spoiled mark refused")
+    func markSeeds() throws {
+        func read(_ name: String, verifiesEach: Bool = true, own: Bool = false) throws -> RecordFrame.Scan {
+            let bytes = try #require(try Files.read(Self.fuzz + "/corpus/sealed-frame/" + name))
+            return bytes.withUnsafeBytes { SealedFuzzKeys.scan($0, verifiesEach: verifiesEach, own: own) }
+        }
+        #expect(try read("seed-mark-0").records.count == 3)
+        #expect(try read("seed-mark-1").records.count == 2 && read("seed-mark-1", own: true).records.count == 4)
+        let spoiled = try read("seed-mark-2")
+        #expect(spoiled.records.count == 1 && spoiled.refused?.reason == .badSignature)
+        #expect(try read("seed-mark-2", verifiesEach: false).signatureFailed)
+    }
 }

@@ -30,10 +30,41 @@ struct SealedRecordTests {
             RecordChain(storeID: "store", device: device ?? a, file: file)
         }
 
-        /// What `reader` (by default `b`) reads of `bytes` as `a`'s segment 1.
-        func read(_ bytes: [UInt8], as reader: DeviceID? = nil, readerKeys: SealingKeys? = nil, verifiesEach: Bool = false) -> RecordFrame.Scan {
-            let opener = SealedFileOpener(keys: readerKeys ?? keys(of: reader ?? b), device: a, chain: origin(), verifiesEach: verifiesEach)
+        /// What `reader` (by default `b`) reads of `bytes` as `a`'s segment 1; `own`: `a` reading its own folder.
+        func read(_ bytes: [UInt8], as reader: DeviceID? = nil, readerKeys: SealingKeys? = nil, verifiesEach: Bool = false,
+                  own: Bool = false) -> RecordFrame.Scan {
+            let opener = SealedFileOpener(keys: readerKeys ?? keys(of: own ? a : reader ?? b), device: a, chain: origin(),
+                                          verifiesEach: verifiesEach, ownFolder: own)
             return bytes.withUnsafeBytes { RecordFrame.scan($0, opener: opener) }
+        }
+
+        /// `records` appended unsigned by `a`, a mark after each group of `marksAfter` (none when nil), as a writer does.
+        func marked(_ records: [JournalRecord], marksAfter: Int? = nil, sealer: inout RecordSealer) -> [UInt8] {
+            var writer = ByteWriter()
+            for (index, record) in records.enumerated() {
+                sealer.frame(record, signed: false, into: &writer)
+                if let marksAfter, (index + 1) % marksAfter == 0 { sealer.mark(into: &writer) }
+            }
+            return writer.bytes
+        }
+
+        /// A record sealed as kvfs did before it derived nonces and marked sync points: a random nonce,
+        /// and (the last of each write) signed. The bytes of docs/format.md § Sealed frames, made here by hand.
+        func legacyFrame(_ record: JournalRecord, chain: inout RecordChain, signed: Bool = true) throws -> [UInt8] {
+            var writer = ByteWriter()
+            writer.u8(SealedRecord.format)
+            writer.u8(signed ? SealedRecord.signedFlag : 0)
+            writer.u32(1)
+            writer.u64(chain.count)
+            let plain = RecordCodec.encode(record)
+            let padded = plain + [0x80] + [UInt8](repeating: 0, count: SealedRecord.bucket(for: plain.count) - plain.count - 1)
+            let box = try ChaChaPoly.seal(padded, using: key, authenticating: chain.origin + writer.bytes)  // a random nonce
+            box.nonce.withUnsafeBytes { writer.raw($0) }
+            writer.raw(box.ciphertext)
+            writer.raw(box.tag)
+            writer.bytes.withUnsafeBytes { chain.extend(with: $0) }
+            if signed { writer.raw(try signingA.signature(for: chain.head)) }
+            return RecordFrame.frame(writer.bytes)
         }
     }
 
@@ -163,7 +194,7 @@ struct SealedRecordTests {
         #expect(each.records.count == 2 && each.refused?.reason == .badSignature)
     }
 
-    @Test("records after the last signed one are not read: a write's last record is signed, so they are still arriving")
+    @Test("records after the last signed one are not read by another device: they wait for their mark")
     func unsignedTail() {
         let members = Members()
         var sealer = RecordSealer(keys: members.keys(of: members.a), chain: members.origin())
@@ -171,6 +202,117 @@ struct SealedRecordTests {
         let frames = [sealer.frame(records[0], signed: true), sealer.frame(records[1], signed: false), sealer.frame(records[2], signed: false)]
         let scan = members.read(Array(frames.joined()))
         #expect(scan.records == [records[0]] && scan.resumeOffset == frames[0].count && scan.chain?.count == 1)
+        #expect(scan.chain?.isSigned == true && scan.refused == nil)
+    }
+
+    @Test("a mark signs the records before it: another device reads them once it is there, a bad or foreign mark is refused")
+    func marks() throws {
+        let members = Members()
+        let records = Self.puts(7, device: members.a)
+        var sealer = RecordSealer(keys: members.keys(of: members.a), chain: members.origin())
+        // Marks after the third and the sixth record: the seventh waits for the next.
+        let bytes = members.marked(records, marksAfter: 3, sealer: &sealer)
+        let markFrame = RecordFrame.headerSize + SealedRecord.markSize
+        #expect(SealedRecord.markSize == 78)
+        for verifiesEach in [false, true] {
+            let scan = members.read(bytes, verifiesEach: verifiesEach)
+            #expect(scan.records == Array(records[..<6]) && scan.refused == nil && !scan.signatureFailed)
+            #expect(scan.chain?.count == 8 && scan.chain?.isSigned == true)
+            #expect(scan.skipped.isEmpty, "a mark is no skipped frame")
+        }
+        let unsigned = bytes.count - (bytes.count - 2 * markFrame) / 7  // where the seventh record starts
+        #expect(members.read(bytes).resumeOffset == unsigned)
+        // The mark that would sign the seventh: then all seven are read.
+        var complete = ByteWriter()
+        sealer.mark(into: &complete)
+        #expect(members.read(bytes + complete.bytes).records == records)
+        // A mark altered, or made by another member (its signature is not a's): refused where it starts.
+        let lastMark = Array(bytes[(unsigned - markFrame)..<unsigned])
+        let upToLastMark = Array(bytes[..<(unsigned - markFrame)])
+        let altered = Self.altered(lastMark, at: SealedRecord.markSize - 1)
+        #expect(members.read(upToLastMark + altered).signatureFailed)
+        let each = members.read(upToLastMark + altered, verifiesEach: true)
+        #expect(each.records == Array(records[..<3]) && each.refused?.reason == .badSignature && each.refused?.offset == upToLastMark.count)
+        var forger = RecordSealer(keys: members.keys(of: members.b), chain: members.read(upToLastMark, own: true).chain!)
+        var forged = ByteWriter()
+        forger.mark(into: &forged)
+        #expect(members.read(upToLastMark + forged.bytes, verifiesEach: true).refused?.reason == .badSignature)
+        // A plain reader skips marks as frames it does not read, and the resync after junk finds them.
+        let plain = ([UInt8](repeating: 0x5A, count: 40) + complete.bytes).withUnsafeBytes { RecordFrame.scan($0) }
+        #expect(plain.records.isEmpty && plain.unreadable == nil && plain.skipped.count == 2)
+    }
+
+    @Test("nonces are derived: the same record at the same place seals alike, at another place or with other content not")
+    func derivedNonces() {
+        let members = Members()
+        let records = Self.puts(2, device: members.a)
+        var first = RecordSealer(keys: members.keys(of: members.a), chain: members.origin())
+        var again = RecordSealer(keys: members.keys(of: members.a), chain: members.origin())
+        let one = first.frame(records[0], signed: false)
+        #expect(again.frame(records[0], signed: false) == one)
+        let nonce = { (frame: [UInt8]) in Array(frame[(RecordFrame.headerSize + SealedRecord.boundSize)...].prefix(SealedRecord.nonceSize)) }
+        #expect(nonce(first.frame(records[0], signed: false)) != nonce(one), "the same record at index 1")
+        var other = RecordSealer(keys: members.keys(of: members.a), chain: members.origin())
+        #expect(nonce(other.frame(records[1], signed: false)) != nonce(one))
+        // Another device's nonce for the same record at the same place (in its own key) differs too.
+        var theirs = RecordSealer(keys: members.keys(of: members.b), chain: members.origin())
+        #expect(nonce(theirs.frame(records[0], signed: false)) != nonce(one))
+    }
+
+    @Test("a device reads its own unsigned records before their mark; another member's unsigned record in its folder is refused there, and held back elsewhere")
+    func ownUnsignedRecords() throws {
+        let members = Members()
+        let records = Self.puts(5, device: members.a)
+        var sealer = RecordSealer(keys: members.keys(of: members.a), chain: members.origin())
+        let signed = members.marked(Array(records[..<2]), marksAfter: 2, sealer: &sealer)
+        let tail = members.marked(Array(records[2...]), sealer: &sealer)
+        for verifiesEach in [false, true] {
+            let own = members.read(signed + tail, verifiesEach: verifiesEach, own: true)
+            #expect(own.records == records && own.refused == nil && !own.unsignedTailFailed && own.resumeOffset == signed.count + tail.count)
+            #expect(own.chain?.count == 6 && own.chain?.isSigned == false)
+            #expect(members.read(signed + tail, verifiesEach: verifiesEach).records == Array(records[..<2]))
+        }
+        // b, a member, appends an unsigned record to a's folder, chained right: it opens, but its nonce is not a's.
+        var forger = RecordSealer(keys: members.keys(of: members.b), chain: sealer.chain)
+        let forged = forger.frame(record(members.a, 9_000, .put(key: "k0", value: .string("forged"))), signed: false)
+        let last = members.read(signed + tail + forged, own: true)
+        #expect(last.unsignedTailFailed, "the last unsigned record's nonce fails: read again checking each")
+        let each = members.read(signed + tail + forged, verifiesEach: true, own: true)
+        #expect(each.records == records && each.refused?.reason == .notOwn && each.refused?.offset == signed.count + tail.count)
+        #expect(each.resumeOffset == signed.count + tail.count && each.chain == sealer.chain)
+        // Another device holds it back with the a's unsigned records, and refuses nothing: they may be a's, waiting for a mark.
+        let other = members.read(signed + tail + forged, verifiesEach: true)
+        #expect(other.records == Array(records[..<2]) && other.refused == nil)
+        // Forged at the start of the unsigned tail: none of the tail is a's then.
+        var early = RecordSealer(keys: members.keys(of: members.b), chain: members.read(signed).chain!)
+        let planted = early.frame(records[2], signed: false)
+        #expect(members.read(signed + planted, verifiesEach: true, own: true).records == Array(records[..<2]))
+    }
+
+    @Test("a store sealed before nonces were derived (random nonces, each write's last record signed) reads the same, the device's own reader included")
+    func legacyRecords() throws {
+        let members = Members()
+        let records = Self.puts(4, device: members.a)
+        var chain = members.origin()
+        // Two writes of one record, then one of two (a batch: its first unsigned, its last signed).
+        let bytes = try [members.legacyFrame(records[0], chain: &chain), members.legacyFrame(records[1], chain: &chain),
+                         members.legacyFrame(records[2], chain: &chain, signed: false),
+                         members.legacyFrame(records[3], chain: &chain)].joined()
+        for verifiesEach in [false, true] {
+            for own in [false, true] {
+                let scan = members.read(Array(bytes), verifiesEach: verifiesEach, own: own)
+                #expect(scan.records == records && scan.refused == nil && !scan.signatureFailed && !scan.unsignedTailFailed)
+            }
+        }
+        // The device goes on writing in it: new records after the old ones, then a mark.
+        var sealer = RecordSealer(keys: members.keys(of: members.a), chain: chain)
+        let more = Self.puts(6, device: members.a)
+        let appended = members.marked(Array(more[4...]), marksAfter: 2, sealer: &sealer)
+        #expect(members.read(Array(bytes) + appended).records == records + Array(more[4...]))
+        // An old record left unsigned at the end (a write cut in two) is not the device's own by its nonce.
+        var cut = chain
+        let half = try members.legacyFrame(more[4], chain: &cut, signed: false)
+        #expect(members.read(Array(bytes) + half, verifiesEach: true, own: true).records == records)
     }
 
     @Test("a torn sealed frame waits, and junk stops a sealed read there (its chain cannot pass it)")

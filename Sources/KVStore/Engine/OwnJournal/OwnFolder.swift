@@ -44,6 +44,9 @@ final class OwnFolder: Sendable {
         var ahead = OwnRecordsAhead()
         /// The latest stamp in this device's own folder: what its progress calls `own`.
         var latest: HLCTimestamp?
+        /// What the store's opening refused in the folder and cut off (another member's unsigned record
+        /// at its end: docs/sealed.md § Signing at sync points): the status names it for the run.
+        var refusedAtOpen: [SyncWarning] = []
 
         /// Appends `records` in one write(2), and moves the reader past them: it
         /// need not read again what this process wrote. Returns where each record lies.
@@ -53,6 +56,18 @@ final class OwnFolder: Sendable {
             if let latest { reader.follow(writer, latest: latest) }
             return locations
         }
+
+        /// In a sealed store, signs the segment's unsigned records with a mark (``JournalWriter/sign()``),
+        /// and moves the reader past it.
+        mutating func sign() throws(KVStoreError) {
+            guard writer.hasUnsignedTail else { return }
+            try writer.sign()
+            if let latest { reader.follow(writer, latest: latest) }
+        }
+
+        /// In a sealed store, whether the folder ends with records no mark signs yet, as far as this
+        /// process knows: its own appends, or what it read of the device's other processes'.
+        var hasUnsignedTail: Bool { writer.hasUnsignedTail || reader.tailChain?.isSigned == false }
 
         /// Begins a compaction (``JournalWriter/beginCompaction(_:copying:stamp:)``):
         /// the segment closed, appends going to the next one from now on, and

@@ -93,19 +93,59 @@ final class OwnJournal: Sendable {
             do throws(KVStoreError) {
                 result = try body(false)
             } catch {
-                lock.unlock()
+                signAndUnlock(lock)
                 throw error
             }
-            let sinceAsked = DispatchTime.now().uptimeNanoseconds &- askedAt.load(ordering: .relaxed)
-            if let onLease = state.onLease, sinceAsked > UInt64(Self.leaseAfterAsking.components.seconds) * 1_000_000_000 {
-                state.leased = true
-                isLeased.store(true, ordering: .relaxed)
-                onLease(true)
-            } else {
-                lock.unlock()
-            }
+            keepOrLetGo(lock, &state)
             return result
         }
+    }
+
+    /// Runs `body` in this process's turn at the journal, as ``take(withinProcess:_:)`` does, unless
+    /// another thread of this process or another process has it now: nil then, and `body` does not run.
+    func takeIfFree(_ body: (_ keptSinceLastTurn: Bool) throws(KVStoreError) -> Void) throws(KVStoreError) -> Bool {
+        let ran = try turn.withLockIfAvailable { state throws(KVStoreError) -> Bool in
+            guard let lock else {
+                try body(false)
+                return true
+            }
+            if state.leased {
+                try body(true)
+                return true
+            }
+            guard lock.tryLock() else { return false }
+            do throws(KVStoreError) {
+                try body(false)
+            } catch {
+                signAndUnlock(lock)
+                throw error
+            }
+            keepOrLetGo(lock, &state)
+            return true
+        }
+        return ran ?? false
+    }
+
+    /// After a turn that took `journal.lock`: keeps it as the lease (a mount's, nobody having asked for
+    /// it lately), or lets it go.
+    private func keepOrLetGo(_ lock: FileLock, _ state: inout Turn) {
+        let sinceAsked = DispatchTime.now().uptimeNanoseconds &- askedAt.load(ordering: .relaxed)
+        if let onLease = state.onLease, sinceAsked > UInt64(Self.leaseAfterAsking.components.seconds) * 1_000_000_000 {
+            state.leased = true
+            isLeased.store(true, ordering: .relaxed)
+            onLease(true)
+        } else {
+            signAndUnlock(lock)
+        }
+    }
+
+    /// Lets go of `journal.lock` after a turn, what this process appended in it signed first (in a sealed
+    /// store: docs/sealed.md § Signing at sync points): a process that does not keep the journal between
+    /// its turns signs each, so that its writes reach other devices as they return. A mark that cannot
+    /// be written is left to the next sync point.
+    private func signAndUnlock(_ lock: FileLock) {
+        try? folder.withLock { folder throws(KVStoreError) in try folder.sign() }
+        lock.unlock()
     }
 
     /// Whether this process keeps the journal's lock between its turns now.
@@ -142,6 +182,9 @@ final class OwnJournal: Sendable {
 
     private func letGo(_ state: inout Turn) {
         guard state.leased else { return }
+        // What this process appended is signed before another may append after it (docs/sealed.md § Signing
+        // at sync points); one that cannot be is signed by the next mark, this process's or another's.
+        try? folder.withLock { folder throws(KVStoreError) in try folder.sign() }
         state.onLease?(false)
         lock?.unlock()
         state.leased = false

@@ -12,7 +12,8 @@ extension EngineState {
     func statusInputs(present: some Sequence<DeviceID>) -> StatusInputs {
         let known = knownDevices(present: present)
         let (path, problems, latest, ahead) = own.withLock { folder in
-            (folder.writer.folder.path, folder.reader.problems, folder.latest, folder.aheadWarning(device: deviceID))
+            (folder.writer.folder.path, folder.reader.problems + folder.refusedAtOpen.filter { !folder.reader.problems.contains($0) },
+             folder.latest, folder.aheadWarning(device: deviceID))
         }
         return StatusInputs(
             deviceID: deviceID, deviceName: context.deviceName, sync: sync, ownFolder: path, storeID: folders.storeID,

@@ -24,7 +24,9 @@ struct SealedFile: Hashable, Sendable {
 /// `h_0 = SHA-256("kvfs sealed 1", store id, device, file kind, generation)`,
 /// the head `h_i = SHA-256(h_{i-1}, payload_i without its signature)` and
 /// the number `i` of records it covers. A record's signature signs its head,
-/// so one signature vouches for every record before it in the file.
+/// so one signature vouches for every record before it in the file; the
+/// records after the last signature wait for the next (docs/sealed.md
+/// § Signing at sync points).
 struct RecordChain: Equatable, Sendable {
     /// `h_0`: what every seal of the file binds as authenticated data.
     let origin: [UInt8]
@@ -32,6 +34,8 @@ struct RecordChain: Equatable, Sendable {
     private(set) var head: [UInt8]
     /// `i`: how many records the chain covers; the next record's index.
     private(set) var count: UInt64
+    /// Whether a signature covers the head: the last record covered is signed (or a mark), or it covers none.
+    private(set) var isSigned = true
 
     /// The domain separation of every origin: no other hash of kvfs starts so.
     private static let label = Array("kvfs sealed 1".utf8)
@@ -58,5 +62,11 @@ struct RecordChain: Equatable, Sendable {
         hash.update(bufferPointer: payload)
         head = Array(hash.finalize())
         count += 1
+        isSigned = false
+    }
+
+    /// Notes that the record just covered carries the signature of the head.
+    mutating func signed() {
+        isSigned = true
     }
 }

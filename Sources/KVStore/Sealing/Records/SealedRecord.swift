@@ -3,33 +3,51 @@ import Foundation
 
 /// A sealed frame's payload: one plain record (``RecordCodec``'s bytes,
 /// unchanged) padded, encrypted under the store key of an epoch, bound to its
-/// place in its file's hash chain, and signed when it ends a write
-/// (docs/sealed.md § Sealed records, docs/format.md § Sealed frames):
+/// place in its file's hash chain, and signed when it ends a snapshot or
+/// closes a segment; or a **mark**, which carries no record and signs the
+/// chain's head at a sync point (docs/sealed.md § Sealed records,
+/// docs/format.md § Sealed frames):
 ///
 /// `u8 format (16) | u8 flags (1: signed) | u32 epoch | u64 index | 12-byte nonce | ciphertext | 16-byte tag | [64-byte signature]`
 ///
+/// a mark: `u8 format (16) | u8 flags (3: signed, mark) | u32 epoch | u64 index | 64-byte signature`
+///
 /// The ChaChaPoly seal authenticates the file's chain origin (store id,
 /// device, file kind, generation) and the 14 bytes before the nonce, so a
-/// record moved to another folder, file or index does not open; the
-/// signature signs the chain's head after the record, so it vouches for every
-/// record before it in the file.
+/// record moved to another folder, file or index does not open; a signature
+/// signs the chain's head after its record, so it vouches for every record
+/// before it in the file. The nonce is not random: it is the device's own MAC
+/// (``ownNonce(key:head:bound:padded:)``) of the chain's head before the
+/// record, its bound bytes and its padded plaintext, so the device can tell
+/// its own unsigned records from anyone else's.
 enum SealedRecord {
     /// The payload's first byte: no plain record format (1 to 3) has it.
     static let format: UInt8 = 16
-    /// The flags' one bit: the record is signed.
+    /// The flags' first bit: the record is signed.
     static let signedFlag: UInt8 = 1
+    /// The flags' second bit: a mark, carrying no record (always signed).
+    static let markFlag: UInt8 = 2
     /// Format, flags, epoch, index: what the seal authenticates besides the chain's origin.
     static let boundSize = 1 + 1 + 4 + 8
     static let nonceSize = 12
     static let headerSize = boundSize + nonceSize
     static let tagSize = 16
     static let signatureSize = 64
+    /// A mark's payload: its bound bytes and its signature.
+    static let markSize = boundSize + signatureSize
     /// The smallest padded plaintext; the buckets are in ``bucket(for:)``.
     static let smallestBucket = 64
     /// Buckets grow by powers of two up to this, then by multiples of it.
     static let largeBucketStep = 4096
     /// The shortest payload that can be a sealed record (unsigned, smallest bucket).
     static let minimumSize = headerSize + smallestBucket + tagSize
+
+    /// Whether a payload of `length` bytes whose flags are `flags` may be a sealed record or a mark: what
+    /// a scan's resynchronization takes as a candidate (``RecordFrame``).
+    static func looksSealed(flags: UInt8, length: Int) -> Bool {
+        if flags == signedFlag | markFlag { return length == markSize }
+        return flags & ~signedFlag == 0 && length >= minimumSize + (flags == signedFlag ? signatureSize : 0)
+    }
 
     /// The padded size of a plain record of `length` bytes (with its one
     /// byte of padding's mark): 64, then powers of two up to 4 KiB, then
@@ -57,44 +75,74 @@ enum SealedRecord {
     /// Appends the payload sealing `plain` as the next record of `chain` to `writer` (see ``seal(_:keys:chain:signed:)``).
     static func seal(_ plain: [UInt8], keys: SealingKeys, chain: inout RecordChain, signed: Bool, into writer: inout ByteWriter) {
         let start = writer.bytes.count
-        writer.u8(format)
-        writer.u8(signed ? signedFlag : 0)
-        writer.u32(keys.currentEpoch)
-        writer.u64(chain.count)
+        writeBound(flags: signed ? signedFlag : 0, keys: keys, chain: chain, into: &writer)
+        let bucket = bucket(for: plain.count)
         var padded: [UInt8] = []
-        padded.reserveCapacity(bucket(for: plain.count))
+        padded.reserveCapacity(bucket)
         padded += plain
         padded.append(0x80)
-        padded += repeatElement(0, count: bucket(for: plain.count) - padded.count)
-        var authenticated = chain.origin
-        authenticated += writer.bytes[start...]
+        padded += repeatElement(0, count: bucket - padded.count)
+        let bound = writer.bytes[start...]
         // The membership always holds the current epoch's key: a SealingKeys without it is a broken contract.
         guard let key = keys.storeKey(epoch: keys.currentEpoch),
-              let box = try? ChaChaPoly.seal(padded, using: key, authenticating: authenticated) else {
+              let nonce = try? ChaChaPoly.Nonce(data: ownNonce(key: keys.ownNonceMAC, head: chain.head, bound: bound, padded: padded)),
+              let box = try? ChaChaPoly.seal(padded, using: key, nonce: nonce, authenticating: chain.origin + bound) else {
             preconditionFailure("SealingKeys lacks the key of its current epoch \(keys.currentEpoch)")
         }
-        writer.bytes += box.nonce
-        writer.raw(box.ciphertext)
-        writer.raw(box.tag)
+        writer.raw(box.combined)  // nonce, ciphertext, tag: the payload's layout
         writer.bytes.withUnsafeBytes { chain.extend(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
-        if signed {
-            guard let signature = try? keys.signingKey.signature(for: chain.head) else {
-                preconditionFailure("Ed25519 signing failed")
-            }
-            writer.raw(signature)
+        if signed { sign(&chain, keys: keys, into: &writer) }
+    }
+
+    /// Appends a mark to `writer`: the next entry of `chain`, carrying no record, whose signature vouches
+    /// for every record before it in the file (docs/sealed.md § Signing at sync points).
+    static func mark(keys: SealingKeys, chain: inout RecordChain, into writer: inout ByteWriter) {
+        let start = writer.bytes.count
+        writeBound(flags: signedFlag | markFlag, keys: keys, chain: chain, into: &writer)
+        writer.bytes.withUnsafeBytes { chain.extend(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        sign(&chain, keys: keys, into: &writer)
+    }
+
+    /// Format, flags, epoch and the chain's next index: the bytes a seal authenticates after the origin.
+    private static func writeBound(flags: UInt8, keys: SealingKeys, chain: RecordChain, into writer: inout ByteWriter) {
+        writer.u8(format)
+        writer.u8(flags)
+        writer.u32(keys.currentEpoch)
+        writer.u64(chain.count)
+    }
+
+    /// Appends the device's signature of the chain's head, which the record just written ends.
+    private static func sign(_ chain: inout RecordChain, keys: SealingKeys, into writer: inout ByteWriter) {
+        guard let signature = try? keys.signingKey.signature(for: chain.head) else {
+            preconditionFailure("Ed25519 signing failed")
         }
+        writer.raw(signature)
+        chain.signed()
+    }
+
+    /// The nonce of a record: the first 12 bytes of HMAC-SHA256 under the device's own nonce key of the
+    /// chain's head before it, its bound bytes and its padded plaintext. Unique for each place and
+    /// content, as a random one would be, and only the device can make it.
+    static func ownNonce(key: HMAC<SHA256>, head: [UInt8], bound: some ContiguousBytes, padded: some ContiguousBytes) -> [UInt8] {
+        var mac = key
+        head.withUnsafeBytes { mac.update(data: $0) }
+        bound.withUnsafeBytes { mac.update(data: $0) }
+        padded.withUnsafeBytes { mac.update(data: $0) }
+        return mac.finalize().withUnsafeBytes { Array($0.prefix(nonceSize)) }
     }
 
     /// A payload's parts, as read before anything is checked.
     struct Parts {
         var signed: Bool
+        /// Whether it is a mark: no record, only a signature (its nonce, ciphertext and tag are empty).
+        var isMark: Bool
         var epoch: UInt32
         var index: UInt64
         /// Format, flags, epoch, index.
         var bound: UnsafeRawBufferPointer
-        var nonce: UnsafeRawBufferPointer
-        var ciphertext: UnsafeRawBufferPointer
-        var tag: UnsafeRawBufferPointer
+        /// Nonce, ciphertext and tag, one after the other (a sealed box's combined form).
+        var sealed: UnsafeRawBufferPointer
+        var nonce: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: sealed.prefix(isMark ? 0 : nonceSize)) }
         /// The payload without its signature: what the chain hashes.
         var unsigned: UnsafeRawBufferPointer
         var signature: UnsafeRawBufferPointer?
@@ -102,35 +150,55 @@ enum SealedRecord {
         /// The parts of `payload`, or nil when it is no sealed record.
         init?(_ payload: UnsafeRawBufferPointer) {
             var reader = ByteReader(payload)
-            guard let format = reader.u8(), format == SealedRecord.format, let flags = reader.u8(), flags & ~signedFlag == 0,
+            guard let format = reader.u8(), format == SealedRecord.format, let flags = reader.u8(),
+                  SealedRecord.looksSealed(flags: flags, length: payload.count),
                   let epoch = reader.u32(), let index = reader.u64() else { return nil }
-            signed = flags == signedFlag
+            signed = flags & signedFlag != 0
+            isMark = flags & markFlag != 0
             let signatureSize = signed ? SealedRecord.signatureSize : 0
-            let ciphertextSize = payload.count - headerSize - tagSize - signatureSize
-            guard ciphertextSize >= smallestBucket, let nonce = reader.raw(nonceSize), let ciphertext = reader.raw(ciphertextSize),
-                  let tag = reader.raw(tagSize) else { return nil }
+            guard let sealed = reader.raw(payload.count - boundSize - signatureSize) else { return nil }
             self.epoch = epoch
             self.index = index
             bound = UnsafeRawBufferPointer(rebasing: payload[..<boundSize])
-            self.nonce = nonce
-            self.ciphertext = ciphertext
-            self.tag = tag
+            self.sealed = sealed
             unsigned = UnsafeRawBufferPointer(rebasing: payload[..<(payload.count - signatureSize)])
             signature = signed ? reader.raw(signatureSize) : nil
         }
 
-        /// The plain record, or why not: the seal does not open under `keys` with the chain's `origin`.
-        func open(keys: SealingKeys, origin: [UInt8]) -> Result<[UInt8], SealRefusal> {
+        /// The padded plain record (the record, `0x80`, zeros), or why not: the seal does not open under
+        /// `keys` with the chain's `origin` (a mark has none).
+        func openPadded(keys: SealingKeys, origin: [UInt8]) -> Result<Data, SealRefusal> {
+            guard !isMark else { return .failure(.doesNotOpen) }
             guard let key = keys.storeKey(epoch: epoch) else { return .failure(.unknownEpoch(epoch)) }
-            guard let nonce = try? ChaChaPoly.Nonce(data: nonce),
-                  let box = try? ChaChaPoly.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag),
-                  let padded = try? ChaChaPoly.open(box, using: key, authenticating: origin + Array(bound)) else {
+            guard let box = try? ChaChaPoly.SealedBox(combined: sealed),
+                  let padded = try? ChaChaPoly.open(box, using: key, authenticating: origin + Array(bound)),
+                  SealedRecord.unpaddedCount(padded) != nil else {
                 return .failure(.doesNotOpen)
             }
-            // Padding: one 0x80, then zeros.
-            guard let mark = padded.lastIndex(where: { $0 != 0 }), padded[mark] == 0x80 else { return .failure(.doesNotOpen) }
-            return .success(Array(padded[padded.startIndex..<mark]))
+            return .success(padded)
         }
+
+        /// The plain record, or why not (``openPadded(keys:origin:)``).
+        func open(keys: SealingKeys, origin: [UInt8]) -> Result<[UInt8], SealRefusal> {
+            openPadded(keys: keys, origin: origin).map(SealedRecord.unpadded)
+        }
+
+        /// Whether the record's nonce is this device's (``ownNonce(key:head:bound:padded:)``), `head` being
+        /// the chain's head before it: then the device wrote it, signed or not.
+        func hasOwnNonce(key: HMAC<SHA256>, head: [UInt8], padded: Data) -> Bool {
+            !isMark && ownNonce(key: key, head: head, bound: bound, padded: padded).elementsEqual(nonce)
+        }
+    }
+
+    /// The length of the record in `padded`: before its one `0x80` followed by zeros; nil when the padding is not so.
+    static func unpaddedCount(_ padded: Data) -> Int? {
+        guard let end = padded.lastIndex(where: { $0 != 0 }), padded[end] == 0x80 else { return nil }
+        return end - padded.startIndex
+    }
+
+    /// The plain record `padded` holds (its padding checked by ``unpaddedCount(_:)`` as it was opened).
+    static func unpadded(_ padded: Data) -> [UInt8] {
+        Array(padded.prefix(unpaddedCount(padded) ?? 0))
     }
 
     /// Whether `signature` is `device`'s signature of the chain head `head`.
@@ -154,6 +222,8 @@ enum SealRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case doesNotOpen
     /// The signature is not the folder's device's (a member wrote into another's folder, or it was altered).
     case badSignature
+    /// In this device's own folder, an unsigned record whose nonce is not the device's: another member put it there.
+    case notOwn
     /// The folder holds less than this device read of it already.
     case rolledBack(String)
 
@@ -165,6 +235,7 @@ enum SealRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case let .outOfPlace(index, expected): "record \(index) where record \(expected) must be (replayed or reordered)"
         case .doesNotOpen: "its seal does not open (forged, altered, or copied from another folder or file)"
         case .badSignature: "its signature is not its device's (forged by another member, or altered)"
+        case .notOwn: "an unsigned record this device did not write (its nonce is not this device's: another member put it in this device's folder); it is never signed nor merged, and is cut off"
         case let .rolledBack(what): "the folder went back: \(what)"
         }
     }
