@@ -43,7 +43,11 @@ enum SealedCostBenchmark: Benchmark {
         say("load at end \(loadAverage())")
     }
 
-    private static func say(_ line: String) { print("sealed: " + line) }
+    /// Prints a figure at once: a run takes minutes, and its output often goes to a file.
+    private static func say(_ line: String) {
+        print("sealed: " + line)
+        fflush(nil)  // every stream: `stdout` itself is a global Swift 6 will not read
+    }
 
     private static func key(_ index: Int, _ keys: Int) -> StoreKey { StoreKey("k\(index % keys)") }
 
