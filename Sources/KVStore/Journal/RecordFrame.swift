@@ -206,8 +206,7 @@ enum RecordFrame {
                         scan.settledOffset = base + position
                         scan.settledCount = scan.records.count
                     }
-                    // Asked in place: a copy of the opener (its keys, its chain) for each record costs more than the question.
-                    if opener?.isAtSignedRecord == true { lastSigned = (scan.records.count, base + position) }
+                    if let opener, opener.lastSigned?.chain == opener.chain { lastSigned = (scan.records.count, base + position) }
                 } else if position >= decidable {
                     break  // a frame that may end in the next window
                 } else {

@@ -56,7 +56,7 @@ struct RecordChain: Equatable, Sendable {
         var hash = SHA256()
         hash.update(data: head)
         hash.update(bufferPointer: payload)
-        head = hash.finalize().withUnsafeBytes { Array($0) }  // copied whole, not a byte at a time as a Sequence
+        head = Array(hash.finalize())
         count += 1
     }
 }

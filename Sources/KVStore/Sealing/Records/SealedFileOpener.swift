@@ -47,10 +47,6 @@ struct SealedFileOpener {
         return opened
     }
 
-    /// Whether the last record opened is signed: the read may end after it. (The chain only
-    /// grows, and `lastSigned` is taken from it, so the same count is the same chain.)
-    var isAtSignedRecord: Bool { lastSigned?.chain.count == chain.count }
-
     /// Whether the last signed record's signature is its device's (true when there is none).
     func lastSignatureHolds() -> Bool {
         guard let lastSigned, let verifyingKey else { return true }
