@@ -72,20 +72,26 @@ final class SigningSchedule: Sendable {
         }
     }
 
-    /// The timer fired: signs when the burst has been idle long enough or has lasted its bound, else waits on.
+    /// The timer fired: signs when the burst has been idle long enough or has lasted its bound, else waits
+    /// on. When the journal is busy (a write in its turn), it tries again after ``idle``, the burst's
+    /// bound kept: a stream of writes cannot put its mark off.
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
-        let sign: (@Sendable () -> Bool)? = state.withLock { state in
-            guard let burst = state.burst else { return nil }
-            let due = min(burst.last + Self.idle.nanoseconds, burst.first + Self.bound.nanoseconds)
-            guard now >= due else {
-                state.timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: due))
+        let due: (sign: @Sendable () -> Bool, first: UInt64)? = state.withLock { state in
+            guard let burst = state.burst, let sign = state.sign else { return nil }
+            let deadline = min(burst.last + Self.idle.nanoseconds, burst.first + Self.bound.nanoseconds)
+            guard now >= deadline else {
+                state.timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
                 return nil
             }
             state.burst = nil  // appends from now on start the next burst
-            return state.sign
+            return (sign, burst.first)
         }
-        if let sign, !sign() { appended() }
+        guard let due, !due.sign() else { return }
+        state.withLock { state in
+            state.burst = (min(state.burst?.first ?? due.first, due.first), state.burst?.last ?? now)
+            state.timer?.schedule(deadline: .now() + Self.idle.dispatch)
+        }
     }
 }
 
