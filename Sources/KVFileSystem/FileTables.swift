@@ -25,10 +25,25 @@ struct FileTables {
     var files: [UInt64: OpenFile] = [:]
     var directories: [UInt64: [DirectoryEntry]] = [:]
     private var nextHandle: UInt64 = 1
+    /// How many replies have handed the kernel a key's or scratch file's
+    /// attributes (getattr, lookup, create): a commit after a write needs no
+    /// notification to drop them when none went out since (``OpenFile/attributesGivenAtWrite``).
+    private(set) var attributesGiven: UInt64 = 0
 
     init(store: DeviceStore, scratchPatterns: ScratchPatterns) {
         self.store = store
         self.scratchPatterns = scratchPatterns
+    }
+
+    /// Notes that a reply hands the kernel a file's attributes.
+    mutating func noteAttributesGiven() {
+        attributesGiven &+= 1
+    }
+
+    /// Whether the kernel may hold attributes of `file` given after its last write
+    /// or ftruncate (which made it drop the size and times it had).
+    func attributesGiven(since file: OpenFile) -> Bool {
+        attributesGiven != file.attributesGivenAtWrite
     }
 
     /// A new file or folder handle.

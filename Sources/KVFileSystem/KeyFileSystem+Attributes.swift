@@ -14,6 +14,7 @@ extension KeyFileSystem {
             return AttributeReply(fileAttributes(inode, size: size, modified: file.modified, writable: false), timeout: 0)
         }
         return try tables.withLock { tables throws(Errno) in
+            tables.noteAttributesGiven()
             if let handle, let file = tables.files[handle], file.writable {
                 return AttributeReply(fileAttributes(inode, size: file.content.count, modified: .now()), timeout: 0)
             }
@@ -48,6 +49,7 @@ extension KeyFileSystem {
             try tables.checkSize(size, of: inode)
             if let handle, let file = tables.files[handle], file.writable {
                 file.resize(to: size)
+                file.attributesGivenAtWrite = tables.attributesGiven
                 return 0
             }
             // truncate(2) by path: a short-lived buffer, committed at once.

@@ -66,6 +66,7 @@ extension KeyFileSystem {
                 throw error
             }
             file.write(bytes, at: Int(offset))
+            file.attributesGivenAtWrite = tables.attributesGiven
             return bytes.count
         }
     }
@@ -118,22 +119,24 @@ extension KeyFileSystem {
     }
 
     private func commitBuffer(_ handle: UInt64, onlyWritten: Bool) throws(Errno) {
-        typealias Pending = (key: StoreKey?, inode: InodeNumber, content: [UInt8], bare: Bool)
+        // `shown`: whether the kernel may hold attributes of the file that its last write did not make it drop.
+        typealias Pending = (key: StoreKey?, inode: InodeNumber, content: [UInt8], bare: Bool, shown: Bool)
         let pending: Pending? = try tables.withLock { tables throws(Errno) in
             guard let file = tables.files[handle] else { return nil }
             if let refusal = file.refusal { throw refusal }
             guard file.dirty, file.written || !onlyWritten else { return nil }
             let bare = !file.written
+            let shown = tables.attributesGiven(since: file)
             file.dirty = false
             file.written = false
             guard let name = tables.nodes.name(of: file.inode) else { return nil }  // unlinked while open
             if tables.scratch[name] != nil {
                 tables.scratch[name] = (file.content, .now())
-                return (nil, file.inode, file.content, bare)
+                return (nil, file.inode, file.content, bare, shown)
             }
-            return (try Self.key(for: name), file.inode, file.content, bare)
+            return (try Self.key(for: name), file.inode, file.content, bare, shown)
         }
-        guard let (key, inode, content, bare) = pending else { return }
+        guard let (key, inode, content, bare, shown) = pending else { return }
         // A commit with no write before it: the kernel still holds the
         // attributes `create` gave (size, mtime), which it drops only at a write.
         guard let key else {
@@ -143,8 +146,12 @@ extension KeyFileSystem {
         var failure: KVStoreError?
         do { try store.setFileContent(content, forKey: key) } catch { failure = error }
         // The kernel sized the file by what was written; when the store keeps
-        // other bytes (a canonical form, a refusal), its size must go.
-        if bare || store.entry(forKey: key)?.content != content { invalidator.invalidate(inode: inode) }
+        // other bytes (a canonical form, a refusal), its size must go. A write
+        // (and an ftruncate) makes the kernel drop the size and times it had,
+        // so they must go only if attributes were handed out since (a stat
+        // meanwhile): else the notification, a system call and the kernel's
+        // work on every commit of text without its newline, is skipped.
+        if bare || shown && store.entry(forKey: key)?.content != content { invalidator.invalidate(inode: inode) }
         if let failure { throw Errno(failure) }
     }
 

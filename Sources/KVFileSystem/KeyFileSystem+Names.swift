@@ -24,6 +24,7 @@ extension KeyFileSystem {
         if HistoryNodes.contains(parent) { return try lookupHistory(parent: parent, name: name) }
         guard parent == .root else { throw .ENOTDIR }
         return try tables.withLock { tables throws(Errno) in
+            tables.noteAttributesGiven()
             switch try tables.classify(name) {
             case .controlFolder:
                 return entry(AttributeReply(folderAttributes(NodeTable.controlFolder), timeout: Self.cacheTimeout))
@@ -61,6 +62,7 @@ extension KeyFileSystem {
     public func create(parent: InodeNumber, name: String, mode: mode_t, flags: OpenFlags, request: RequestContext) throws(Errno) -> CreateReply {
         guard parent == .root else { throw .EACCES }
         return try tables.withLock { tables throws(Errno) in
+            tables.noteAttributesGiven()
             // What the file is now to everyone but this writer: its content and mtime.
             let shown: (content: [UInt8], modified: Timestamp)
             var isNew = false

@@ -25,6 +25,8 @@ final class OpenFile {
     /// left in the buffer is not what the writer meant, so it is never
     /// committed, and flush reports the error again.
     var refusal: Errno?
+    /// ``FileTables/attributesGiven`` at this handle's last write or ftruncate.
+    var attributesGivenAtWrite: UInt64 = 0
 
     /// - Parameters:
     ///   - content: the file's content now.

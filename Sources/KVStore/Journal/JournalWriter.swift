@@ -375,7 +375,8 @@ final class JournalWriter {
             /// current value, which is always in memory.
             /// In a sealed store (`sealing`), every record is sealed.
             func write(to file: FileDescriptor, generation: UInt64, sealing: SealingKeys?) throws(SystemCallError) -> [(JournalRecord, RecordLocation)] {
-                let all = (records + copied.compactMap { $0.read() }).sorted {
+                var files = RecordFiles(window: RecordFiles.window)
+                let all = (records + copied.sorted { $0.precedesInFile($1) }.compactMap { $0.read(from: &files) }).sorted {
                     $0.stamp != $1.stamp ? $0.stamp < $1.stamp
                         : ($0.changes.first?.key ?? "") < ($1.changes.first?.key ?? "")
                 }

@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// Where a record lies in a device's folder: one frame of a snapshot or a
 /// segment. History keeps only this of the records it lists, and reads a
 /// version's value back from its frame when someone asks for it.
@@ -28,8 +30,13 @@ extension DeviceFolder {
     /// In a sealed folder the frame's seal is opened for its file and index
     /// (``SealedRecord/Parts``): its chain was checked when the folder was read.
     func record(at location: RecordLocation) -> JournalRecord? {
-        guard let bytes = (try? read(location.fileName, from: location.offset, limit: location.length)) ?? nil,
-              bytes.count == location.length,
+        var files = RecordFiles(window: 0)
+        return files.record(at: location, in: self)
+    }
+
+    /// The record in `bytes`, the whole frame read from `location`.
+    fileprivate func record(inFrame bytes: [UInt8], at location: RecordLocation) -> JournalRecord? {
+        guard bytes.count == location.length,
               let length = bytes.withUnsafeBytes({ RecordFrame.payloadLength(ofWholeFrame: $0) }) else { return nil }
         return bytes.withUnsafeBytes { frame in
             let payload = UnsafeRawBufferPointer(rebasing: frame[RecordFrame.headerSize..<RecordFrame.headerSize + length])
@@ -41,6 +48,62 @@ extension DeviceFolder {
             else { return nil }
             return plain.withUnsafeBytes { RecordCodec.decode($0) }
         }
+    }
+}
+
+/// Reads records at their locations, each folder and each of its files
+/// opened once and kept open until this goes, and read a window at a time:
+/// a compaction copies every version history keeps, thousands of records
+/// from a few files, and opening the folder and the file and reading the
+/// frame for each cost ten system calls a record. Reading the records in
+/// the order of their files and offsets (``StoredRecord/inFileOrder``)
+/// reads each window once.
+struct RecordFiles: ~Copyable {
+    /// Bytes a compaction reads from a file at a time (more for a longer frame).
+    static let window = 256 << 10
+
+    /// Bytes read at a time: a frame's own when 0.
+    private let window: Int
+
+    /// The folders opened, by path; nil for one that is not there.
+    private var folders: [String: Folder?] = [:]
+    /// The files opened, by folder path and file name; nil for one that is not there.
+    private var files: [String: FileDescriptor?] = [:]
+    /// The bytes last read: which file, from where.
+    private var read: (path: String, offset: Int, bytes: [UInt8])?
+
+    /// Reads `window` bytes at a time (at least a frame's): 0 for a record or two, ``window`` for many.
+    init(window: Int) {
+        self.window = window
+    }
+
+    deinit {
+        for case let file? in files.values { try? file.close() }
+    }
+
+    /// The record whose frame is at `location` in `folder`, as ``DeviceFolder/record(at:)`` reads it.
+    mutating func record(at location: RecordLocation, in folder: DeviceFolder) -> JournalRecord? {
+        let name = location.fileName
+        let path = folder.path + "/" + name
+        if let read, read.path == path, location.offset >= read.offset, location.offset + location.length <= read.offset + read.bytes.count {
+            let start = location.offset - read.offset
+            return folder.record(inFrame: Array(read.bytes[start..<start + location.length]), at: location)
+        }
+        if folders[folder.path] == nil { folders[folder.path] = .some((try? folder.open()) ?? nil) }
+        guard case let handle?? = folders[folder.path] else { return nil }
+        if files[path] == nil { files[path] = .some((try? handle.openFile(name, .readOnly)) ?? nil) }
+        guard case let file?? = files[path] else { return nil }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(location.length, window)) { buffer, count in
+            do throws(KVStoreError) {
+                count = try handle.read(file, named: name, from: location.offset, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                (count, failed) = (0, true)
+            }
+        }
+        guard !failed else { return nil }
+        read = (path, location.offset, bytes)
+        return folder.record(inFrame: Array(bytes.prefix(location.length)), at: location)
     }
 }
 
@@ -57,7 +120,20 @@ struct StoredRecord: Sendable {
     /// removal), with every fact its record holds of it (its rank and its
     /// base: a `lost` mark rests on the base), or nil when its file no longer holds it.
     func read() -> JournalRecord? {
-        guard let record = folder.record(at: location), record.stamp == stamp,
+        var files = RecordFiles(window: 0)
+        return read(from: &files)
+    }
+
+    /// Whether `self` lies before `other` in their folders' files: the order
+    /// in which ``RecordFiles`` reads records a window at a time.
+    func precedesInFile(_ other: StoredRecord) -> Bool {
+        let (a, b) = (location, other.location)
+        return (folder.path, a.generation, a.inSnapshot ? 0 : 1, a.offset) < (other.folder.path, b.generation, b.inSnapshot ? 0 : 1, b.offset)
+    }
+
+    /// ``read()``, through `files`, which keeps the files it opens for the next records.
+    func read(from files: inout RecordFiles) -> JournalRecord? {
+        guard let record = files.record(at: location, in: folder), record.stamp == stamp,
               let index = record.changes.firstIndex(where: { $0.key == key }) else { return nil }
         return record.change(index)
     }

@@ -80,8 +80,7 @@ final class WriterClaim: Sendable {
     private struct State {
         /// The claim file's bytes as last found holding this session's nonce: the same bytes need no decoding.
         var confirmed: [UInt8]?
-        /// The claim file last found holding this session's nonce, held open, and its status then
-        /// (``confirm(in:)``); nil until it is one that was not written within ``FileStamp/settled``.
+        /// The claim file last found holding this session's nonce, held open, and its status then (``confirm(in:)``).
         var held: (file: FileDescriptor, stamp: FileStamp)?
         /// Why this process writes no more: another state directory's process took the folder.
         var displacement: KVStoreError?
@@ -178,13 +177,21 @@ final class WriterClaim: Sendable {
     /// file and renamed into place, as a synchronizer does; a write in place
     /// changes its times, unless within the filesystem's time granularity of
     /// the last change, which is why a file changed less than
-    /// ``FileStamp/settled`` before it was read is read again each time).
+    /// ``FileStamp/settled`` before it was read is read again each time,
+    /// through the descriptor held: one `pread` more, rather than an open,
+    /// a read and a close, for the first seconds of every mount).
     /// Otherwise the claim is read, and its nonce compared: a claim replaced
     /// under the same inode number is another's all the same.
     func confirm(in folder: Folder) throws(KVStoreError) {
         try state.withLock { state throws(KVStoreError) in
             if let displacement = state.displacement { throw displacement }
-            if let held = state.held, let status = folder.entry(Self.fileName), FileStamp(status) == held.stamp { return }
+            if let held = state.held, let status = folder.entry(Self.fileName), FileStamp(status) == held.stamp {
+                if held.stamp.isSettled() { return }
+                // Changed lately, it may have changed in place since without its status showing it: its
+                // bytes are read again, through the descriptor held (the file the name still names).
+                if let bytes = try? folder.read(held.file, named: Self.fileName, limit: SyncDirectory.smallFileLimit),
+                   bytes == state.confirmed { return }
+            }
             let file = (try? folder.openFile(Self.fileName, .readOnly)) ?? nil
             let bytes = file.flatMap { try? folder.read($0, named: Self.fileName, limit: SyncDirectory.smallFileLimit) }
             defer { hold(file, if: bytes != nil && bytes == state.confirmed, &state) }
@@ -203,11 +210,10 @@ final class WriterClaim: Sendable {
         }
     }
 
-    /// Holds `file`, the claim file just read, as confirmed, if `confirmed`
-    /// and it has settled (``FileStamp/isSettled(now:)``); closes it otherwise.
+    /// Holds `file`, the claim file just read, as confirmed, if `confirmed`; closes it otherwise.
     private func hold(_ file: FileDescriptor?, if confirmed: Bool, _ state: inout State) {
         guard let file else { return }
-        guard confirmed, let status = try? file.stat(), FileStamp(status).isSettled() else {
+        guard confirmed, let status = try? file.stat() else {
             try? file.close()
             return
         }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A key: a string that is its exact sequence of Unicode scalars.
 ///
 /// Swift's `String` compares and hashes by canonical equivalence, so `café`
@@ -52,8 +56,15 @@ public struct StoreKey: Hashable, Comparable, Sendable, Codable, CustomStringCon
     public var debugDescription: String { string.debugDescription }
 
  /// Equal when the UTF-8 bytes are: no normalization, unlike `String`'s `==`.
+    /// (Compared as two buffers: `utf8.elementsEqual` stepped byte by byte through
+    /// the views, and every dictionary lookup of a key pays for this.)
     public static func == (lhs: StoreKey, rhs: StoreKey) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        var (left, right) = (lhs.string, rhs.string)
+        return left.withUTF8 { left in
+            right.withUTF8 { right in
+                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
     }
 
  /// Hashes the UTF-8 bytes, consistent with `==`.

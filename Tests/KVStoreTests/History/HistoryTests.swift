@@ -155,6 +155,26 @@ struct HistoryTests {
         #expect(ownRecords(a).count == 4 * keys.count)
     }
 
+    @Test("a second compaction copies every older version from the first one's snapshot and the segment after it, read a window at a time, each whole")
+    func aSecondCompactionCopiesFromTheFirstsSnapshot() throws {
+        let a = try fixture.open("a")
+        defer { a.close(); fixture.cleanup() }
+        let keys = (0..<300).map { StoreKey("key\($0)") }
+        func value(_ round: Int, _ key: StoreKey) -> PropertyListValue {  // 1.5 KB: frames cross the windows read
+            .string("\(round) \(key) " + String(repeating: "w", count: 1500))
+        }
+        for round in 0..<3 {
+            for key in keys { try a.set(value(round, key), forKey: key) }
+            a.compact()  // the copies of the second and third come from the snapshot before and from its segment
+        }
+        #expect(Files.list(fixture.folder(of: a)).filter { $0.hasPrefix("snapshot-") }.count == 1)
+        let b = try fixture.open("b")
+        defer { b.close() }
+        for store in [a, b] {
+            for key in keys { #expect(try values(store, key) == (0..<3).map { value($0, key) }) }
+        }
+    }
+
     @Test("the retention keeps the newest versions within its bytes, counted across keys; the oldest go first")
     func retentionBySize() throws {
         let a = try fixture.open("a")
