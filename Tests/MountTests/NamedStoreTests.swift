@@ -144,7 +144,8 @@ struct NamedStoreTests {
         }
     }
 
-    @Test("two devices share one sync root: the stores one makes appear on the other, each mount showing its own store's keys")
+    @Test("two devices share one sync root: the stores one makes appear on the other, each mount showing its own store's keys",
+          .plainOnly("device two lists the stores' keys before it is a member of them, which a sealed store refuses"))
     func storesSyncThroughTheRoot() throws {
         try withSandbox { sandbox in
             // Two devices of one user: one root ($XDG_DATA_HOME/kvfs), two state directories.
