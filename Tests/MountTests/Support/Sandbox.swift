@@ -71,6 +71,8 @@ final class Sandbox {
             "SYNC": path + "/sync",
             "STATE": path + "/state",
             "S": "--sync-dir \(path)/sync --state-dir \(path)/state",
+            // kvfs-store-probe makes its device a member through the sandbox's kvfs.
+            "KVFS_TEST_SANDBOX_SEALED": sealing == .sealed ? "1" : "",
         ]
         if let sealingFolder { SealedSandboxes.add(path, keeping: sealingFolder.path) }
     }
@@ -101,7 +103,8 @@ final class Sandbox {
     /// only reads leaves a store that does not exist alone, as kvfs does. The first device to use a store seals it
     /// (`kvfs seal`, its recovery key kept in ``sealingFolder``'s `recovery-keys`); every other joins it with the recovery key
     /// (`kvfs join --recovery-key`, as when no member is left to pair it; PairingCommandTests drives `kvfs
-    /// pair`). A file, not a shell function: whatever runs kvfs (a script, a copy of it installed elsewhere,
+    /// pair`); `kvfs sandbox-admit STORE-OPTIONS…` does that alone, for a device a program opens in its own
+    /// process (``admit(state:sync:)``, kvfs-store-probe). A file, not a shell function: whatever runs kvfs (a script, a copy of it installed elsewhere,
     /// mount.fuse3 with mount(8)'s empty environment, a unit's `ExecStart`) runs this.
     static let sealingKvfs = #"""
         #!/bin/sh
@@ -152,6 +155,8 @@ final class Sandbox {
             sed -n 2p "$K/seal.out" >> "$K/recovery-keys"
             echo "$key" >> "$K/admitted"
         }
+        # `kvfs sandbox-admit STORE-OPTIONS…` admits the device alone, for a program that opens the store itself.
+        [ "$1" != sandbox-admit ] || { shift; admit mount "$@"; exit; }
         admit "$@"
         exec "$KVFS" "$@"
 
@@ -200,7 +205,7 @@ final class Sandbox {
     /// ``SealedSandboxes`` cannot seal; in a plain one, nothing.
     func admit(state: String, sync: String = "sync") throws {
         guard sealing == .sealed else { return }
-        try ok("kvfs ls --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\" > /dev/null")
+        try ok("kvfs sandbox-admit --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\"")
     }
 
     /// Runs a script that must succeed; returns its standard output.
