@@ -171,7 +171,7 @@ struct PairingCommandTests {
             print(role, name, device, b[i:i + 32].hex()); i += 32 + 32 + 92' $SYNC/roster
         """#
 
-    @Test("a copy of a member's state directory (cp -a), mounted beside it, is refused in one line naming the original and writes nothing; paired, it is a new member signing with keys of its own, both read each other's writes, and the original is unaffected")
+    @Test("a copy of a member's state directory (cp -a), mounted beside it, is refused in one line naming the original and writes nothing; paired (after that, or before it ever opened the store), it is a new member signing with keys of its own, both read each other's writes, and the original is unaffected")
     func copiedStateDirectory() throws {
         try withSandbox(.plain) { sandbox in
             _ = try Self.sealed(sandbox)
@@ -201,12 +201,25 @@ struct PairingCommandTests {
             for (mount, key, value) in [("m", "k2", "from-b"), ("m2", "k1", "from-a"), ("m2", "k3", "from-a-again")] {
                 #expect(try SharingTests.poll(sandbox, "cat $T/\(mount)/\(key)", until: value + "\n") == value + "\n", "\(mount)/\(key)")
             }
-            // The roster names both, each with its own signing key; m reads b's writes, so they verify under b's.
+            // A copy that joins before it ever opens the store takes its new id and keys as it joins.
+            try sandbox.ok(#"""
+                cp -a $T/s-a $T/s-c
+                kvfs pair --sync-dir $SYNC --state-dir $T/s-a --timeout 60 > $T/pair-c.out 2>&1 & pair=$!
+                until [ "$(wc -l < $T/pair-c.out)" -ge 2 ]; do sleep 0.1; done
+                sed -n 2p $T/pair-c.out | kvfs join --sync-dir $SYNC --state-dir $T/s-c --device-name c --timeout 30 > /dev/null
+                wait $pair
+                """#)
+            let cID = try sandbox.ok("cat $T/s-c/device-id")
+            #expect(cID != aID && cID != bID)
+            #expect(try sandbox.ok("kvfs get k3 --sync-dir $SYNC --state-dir $T/s-c") == "from-a-again\n")
+            // The roster names the three, each with its own signing key; m reads b's writes, so they verify under b's.
             let members = try sandbox.ok(Self.rosterMembers).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
             let devices = members.filter { $0.first == "1" }
-            #expect(devices.map { $0[1] + " " + $0[2] } == ["a " + aID.dropLast(), "b " + bID.dropLast()], "\(members)")
-            #expect(devices.count == 2 && devices[0][3] != devices[1][3], "\(members)")
-            #expect(try sandbox.ok("cmp -s $T/s-a/device.key $T/s-b/device.key || echo differ") == "differ\n")
+            let named: [String] = devices.map { $0[1] + " " + $0[2] }
+            let ids: [String] = zip(["a", "b", "c"], [aID, bID, cID]).map { $0 + " " + $1.dropLast() }
+            #expect(named == ids, "\(members)")
+            #expect(Set(devices.map { $0[3] }).count == 3, "\(members)")
+            #expect(try sandbox.ok("cmp -s $T/s-a/device.key $T/s-b/device.key || cmp -s $T/s-a/device.key $T/s-c/device.key || echo differ") == "differ\n")
             // The original kept its id and its keys, and warns of nothing.
             #expect(try sandbox.ok("cat $T/s-a/device-id; md5sum < $T/s-a/device.key") == aID + aKey)
             #expect(try sandbox.ok("jq -r '.warnings | length' $M/.kvfs/status $T/m2/.kvfs/status") == "0\n0\n")
