@@ -21,17 +21,19 @@
 # 10. a write's cost as history grows (kvfs-bench history-writes): 200,000 writes of small integers
 #     with the default retention, in InMemoryKeyValueStore, through the library on disk and through
 #     a mount, the time per write at 1k, 10k, 100k and 200k versions.
-# 11. what sealing costs (Tests/KVStoreTests/Sealing/SealedCostTests.swift, the test build): the same
-#     store plain and sealed in one run: KVFS_SEALED_WRITES (20000) writes and reads through the library,
-#     and opening a store whose other device's journal holds KVFS_SEALED_RECORDS (10^6) records, with
-#     each signature checked and with the last of each read alone (docs/sealed.md § Checking signatures).
+# 11. what sealing costs (kvfs-bench sealed, the release build): the same store plain and sealed in one run:
+#     KVFS_SEALED_WRITES (20000) writes and reads through the library; a store whose other device's journal
+#     holds KVFS_SEALED_RECORDS (10^6) records, written through the library as any write is, opened through
+#     the library (with the last signature of each read checked, and with each: docs/sealed.md § Checking
+#     signatures) and mounted with kvfs, from `kvfs mount` until every value reads back through the mount.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
 #        KVFS_BENCH_ONLY=fsops mount-scripts/benchmark.sh     (sections 1 to 3: the before-and-after comparison)
 #        KVFS_BENCH_ONLY=scale mount-scripts/benchmark.sh     (section 9 alone; KVFS_SCALE_MB=200)
 #        KVFS_BENCH_ONLY=history-writes mount-scripts/benchmark.sh   (section 10 alone; KVFS_BENCH_WRITES=200000)
-#        KVFS_BENCH_ONLY=sealed mount-scripts/benchmark.sh   (section 11 alone; -c release with KVFS_SEALED_CONFIGURATION=release)
+#        KVFS_BENCH_ONLY=sealed mount-scripts/benchmark.sh   (section 11 alone: builds kvfs and kvfs-bench in release, no test target;
+#                                                             KVFS_SEALED_WRITES=20000 KVFS_SEALED_RECORDS=1000000 KVFS_SEALED_ROUNDS=1)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -54,6 +56,12 @@ cleanup() {
 trap cleanup EXIT
 forget() { local gone=$1 m; local kept=(); for m in "${mounts[@]}"; do [ "$m" = "$gone" ] || kept+=("$m"); done; mounts=("${kept[@]}"); }
 
+# Builds kvfs and kvfs-bench in release (neither compiles a test target or swift-syntax); $bin is where they are.
+build_release() {
+    swift build -c release --product kvfs >&2
+    swift build -c release --product kvfs-bench >&2
+    bin=$(swift build -c release --show-bin-path)
+}
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 mount-scripts/install-deps.sh >&2
 
@@ -104,12 +112,11 @@ scale() {  # section 9: the scale test's long form
     KVFS_SCALE_MB=${KVFS_SCALE_MB:-200} swift test --filter 'KVStoreTests.ScaleTests' 2>&1 | grep -E '^scale:|Test run with'
 }
 sealed() {  # section 11: what sealing costs
-    echo "load average at start of the sealed costs: $(cut -d' ' -f1-3 /proc/loadavg)"
-    KVFS_SEALED_WRITES=${KVFS_SEALED_WRITES:-20000} KVFS_SEALED_RECORDS=${KVFS_SEALED_RECORDS:-1000000} \
-        swift test ${KVFS_SEALED_CONFIGURATION:+-c "$KVFS_SEALED_CONFIGURATION"} --filter 'KVStoreTests.SealedCostTests' 2>&1 \
-        | grep -E '^sealed:|Test run with'
+    "$bin/kvfs-bench" sealed --writes "${KVFS_SEALED_WRITES:-20000}" --records "${KVFS_SEALED_RECORDS:-1000000}" \
+        --rounds "${KVFS_SEALED_ROUNDS:-1}" --dir "$work"
 }
 if [ "${KVFS_BENCH_ONLY:-}" = sealed ]; then  # section 11 alone
+    build_release
     sealed
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
@@ -125,9 +132,7 @@ history_writes() {
 }
 
 if [ "${KVFS_BENCH_ONLY:-}" = history-writes ]; then  # section 10 alone
-    swift build -c release --product kvfs >&2
-    swift build -c release --product kvfs-bench >&2
-    bin=$(swift build -c release --show-bin-path)
+    build_release
     history_writes
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
@@ -139,9 +144,7 @@ if [ "${KVFS_BENCH_ONLY:-}" = history ]; then  # section 7 alone: it needs kvfs 
 fi
 
 command -v cc >/dev/null || { echo "benchmark.sh: the yardsticks need a C compiler (cc): apt-get install gcc" >&2; exit 1; }
-swift build -c release --product kvfs >&2
-swift build -c release --product kvfs-bench >&2
-bin=$(swift build -c release --show-bin-path)
+build_release
 mkdir -p "$work/bin"
 yardsticks=mount-scripts/yardsticks
 cc -O2 -Wall "$yardsticks/fsops.c" -o "$work/bin/fsops"

@@ -2,7 +2,8 @@ import Foundation
 
 // kvfs-bench SUBCOMMAND [OPTIONS]: measurements of kvfs, one subcommand per
 // file (each a `Benchmark`); add a new one to `benchmarks`.
-let benchmarks: [any Benchmark.Type] = [PropagationBenchmark.self, MountPropagationBenchmark.self, WaitBenchmark.self, HistoryBenchmark.self, HistoryWritesBenchmark.self, DeviceAppendBenchmark.self]
+let benchmarks: [any Benchmark.Type] = [PropagationBenchmark.self, MountPropagationBenchmark.self, WaitBenchmark.self, HistoryBenchmark.self, HistoryWritesBenchmark.self, DeviceAppendBenchmark.self,
+                                        SealedCostBenchmark.self]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let benchmark = benchmarks.first(where: { $0.name == name }) else {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Follows one device's folder, handing out its records as they appear.
 ///
@@ -378,8 +379,12 @@ final class DeviceFolderReader {
 
     /// Whether a sealed folder's reads check each record's signature, rather
     /// than the last of each read, which covers the chain before it
-    /// (docs/sealed.md § Checking signatures: chosen by measuring).
-    static let verifiesEachSignature = false
+    /// (docs/sealed.md § Checking signatures: chosen by measuring). False;
+    /// `kvfs-bench sealed` sets it to time both (`DeviceStore.checksEachSignature`).
+    static var verifiesEachSignature: Bool { eachSignature.load(ordering: .relaxed) }
+
+    /// Where ``verifiesEachSignature`` is kept.
+    static let eachSignature = Atomic<Bool>(false)
 
     /// The status of the folder's file at `path` (a link not followed), or nil when it is not there.
     private func status(of path: String) -> FolderSurvey.FileStamp? {

@@ -87,10 +87,6 @@ enum HistoryWritesBenchmark: Benchmark {
 
     private static func label(_ count: Int) -> String { count % 1000 == 0 ? "\(count / 1000)k" : "\(count)" }
 
-    private static func loadAverage() -> String {
-        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")
-    }
-
     /// Writes `text` as the whole content of the file at `path`, as `echo TEXT > PATH` does.
     private static func writeFile(_ path: String, _ text: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

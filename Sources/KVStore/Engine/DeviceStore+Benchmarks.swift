@@ -1,0 +1,28 @@
+import Synchronization
+
+/// What `kvfs-bench` needs that the public API does not give: a journal kept
+/// whole however long it grows, and how a sealed folder's reads check
+/// signatures. Not for programs (`@_spi(Benchmarks)`): a store keeps its
+/// journal short, and checks what kvfs chose by measuring.
+extension DeviceStore {
+    /// How many bytes this device's current journal segment must hold before a
+    /// write makes a compaction due (1 MiB; once a snapshot exists, twice its
+    /// size if more). A benchmark raises it to `Int.max` to write a journal of
+    /// as many records as it asks for, each appended as any write is, none
+    /// compacted away: what a device that has not compacted for long leaves
+    /// for the others to read.
+    @_spi(Benchmarks) public var compactionFloor: Int {
+        get { journal.folder.withLock { $0.writer.compactionFloor } }
+        set { journal.folder.withLock { $0.writer.compactionFloor = newValue } }
+    }
+
+    /// Whether the stores this process opens check the signature of every
+    /// record of another device's sealed folder, rather than the last of each
+    /// read, which covers the file's chain before it (docs/sealed.md § Checking
+    /// signatures). False, as kvfs reads; a benchmark sets it to time both
+    /// ways. Both refuse the same records.
+    @_spi(Benchmarks) public static var checksEachSignature: Bool {
+        get { DeviceFolderReader.eachSignature.load(ordering: .relaxed) }
+        set { DeviceFolderReader.eachSignature.store(newValue, ordering: .relaxed) }
+    }
+}

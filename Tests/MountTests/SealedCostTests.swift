@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Issue 26 item 5: what sealing costs, the same store plain and sealed in one
+/// run, is measured by `kvfs-bench sealed` (Sources/kvfs-bench/Sealed/): its
+/// long form, from the release build, is `KVFS_BENCH_ONLY=sealed
+/// mount-scripts/benchmark.sh` (docs/performance.md). This runs the same code
+/// on a small store, checking that every figure comes out; the benchmark fails
+/// by itself when a store, plain or sealed, does not hold what was written or
+/// refuses a record. Speed is reported, never asserted.
+@Suite("Sealed costs (kvfs-bench sealed)", .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"))
+struct SealedCostTests {
+    @Test("kvfs-bench sealed on a small store: every figure comes out, and the stores hold what was written")
+    func smallRun() throws {
+        try MountEnvironment.requireBinary()
+        let bench = MountEnvironment.productsDirectory.appendingPathComponent("kvfs-bench").path
+        guard access(bench, X_OK) == 0 else { throw MountEnvironment.MissingBinary(path: bench, build: "swift build --build-tests") }
+        let folder = TemporaryFolder("sealed-cost")
+        defer { folder.cleanup() }
+        let result = try ChildProcess.run(bench, ["sealed", "--writes", "300", "--records", "3000", "--keys", "100", "--rounds", "2",
+                                                  "--dir", folder.path])
+        print(result.output)
+        #expect(result.status == 0)
+        let figures = [
+            #/^sealed: 300 writes of 100 bytes over 100 keys: plain [0-9.]+ µs, sealed [0-9.]+ µs a write \([0-9.]+x\)$/#,
+            #/^sealed: 300 reads: plain [0-9.]+ µs, sealed [0-9.]+ µs a read \([0-9.]+x\)$/#,
+            #/^sealed: the other device's journal, 3000 writes .* written in plain [0-9.]+ s, sealed [0-9.]+ s; its folder plain [0-9.]+ MB, sealed [0-9.]+ MB$/#,
+            #/^sealed: opening the store .*: plain [0-9.]+ s, sealed [0-9.]+ s \([0-9.]+x\); sealed checking each signature .* [0-9.]+ s$/#,
+            #/^sealed: round 1, mounting it .*: plain [0-9.]+ s, sealed [0-9.]+ s \([0-9.]+x\); kvfs mount returned after [0-9.]+ s, [0-9.]+ s$/#,
+            #/^sealed: round 2, mounting it /#,
+        ]
+        let lines = result.output.split(separator: "\n").map(String.init)
+        for figure in figures { #expect(lines.contains { $0.contains(figure) }) }
+        #expect(!result.output.contains("warned"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+}
