@@ -18,7 +18,7 @@ extension Errno {
         case .io, .clockOutOfRange: .EIO
         case .diskFull: .ENOSPC
         case .retireRefused: .EPERM
-        case .notMember: .EACCES
+        case .notMember, .copiedStateDirectory: .EACCES
         }
     }
 }

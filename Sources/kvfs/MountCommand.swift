@@ -68,6 +68,8 @@ struct MountCommand: ParsableCommand {
         var failure: CommandError?
         let status = KVMount.run(configuration, service: { DaemonService(serving: $0) }) { error in
             failure = error.map(CommandError.init)
+            // The daemon's log says why it did not mount, as `kvfs mount` does (its terminal may be long gone: a unit, fstab).
+            if let failure, Daemon.isChild { DaemonLog.logger.error("\(failure.description)") }
             Daemon.reportReady(failure)
             if error == nil { SystemdNotify.send("READY=1\nSTATUS=mounted at \(configuration.mountPoint)") }
         }

@@ -24,7 +24,8 @@ struct StoresCommand: ParsableCommand {
     /// One line a store: `STORE  KEYS  BYTES  DEVICES  LAST-WRITE`.
     static func table(_ summaries: [StoreSummary]) -> String {
         let rows = [["STORE", "KEYS", "BYTES", "DEVICES", "LAST-WRITE"]] + summaries.map { store in
-            [store.identifier, String(store.keys), String(store.bytes), String(store.devices), store.lastWrite.map(DateText.format) ?? "-"]
+            [store.identifier, store.keys.map(String.init) ?? "-", store.bytes.map(String.init) ?? "-", String(store.devices),
+             store.lastWrite.map(DateText.format) ?? "-"]
         }
         return TextTable.format(rows)
     }
@@ -34,8 +35,9 @@ struct StoresCommand: ParsableCommand {
 struct StoreSummary: Encodable {
     var identifier: String
     var syncDirectory: String
-    var keys: Int
-    var bytes: Int
+    /// Nil for a sealed store this machine is no member of: only a member reads its keys.
+    var keys: Int?
+    var bytes: Int?
     var devices: Int
     var lastWrite: Date?
 
@@ -43,6 +45,13 @@ struct StoreSummary: Encodable {
         let status: StoreStatus
         do {
             status = try StoreStatus(json: StoreAccess.perform(.status, StoreOptions.parse(["--store", store.rawValue])))
+        } catch KVStoreError.notMember, KVStoreError.copiedStateDirectory {
+            // Listed all the same (docs/command-line.md § kvfs stores): its device folders say how many devices it has.
+            let folder = StoreRoot.default.folder(of: store)
+            identifier = store.rawValue
+            syncDirectory = folder.path
+            devices = ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("devices").path)) ?? []).count
+            return
         } catch {
             let failure = CommandError.from(error) ?? CommandError(String(describing: error))
             throw CommandError("store \(store): \(failure.description)", exitStatus: failure.exitStatus)

@@ -17,6 +17,7 @@ struct ErrnoTests {
         (.io(path: "/s", reason: "cannot write"), .EIO), (.clockOutOfRange(.latest), .EIO),
         (.diskFull(path: "/s"), .ENOSPC), (.retireRefused(device: "d", reason: "it is this one"), .EPERM),
         (.noSuchVersion(key: "k", reason: "no such version"), .ENOENT), (.invalidRetention(reason: "negative"), .EINVAL),
+        (.notMember(path: "/s"), .EACCES), (.copiedStateDirectory(state: "/t", original: "a (1)", path: "/s"), .EACCES),
     ])
     func errno(of error: KVStoreError, is expected: Errno) {
         #expect(Errno(error) == expected)

@@ -60,7 +60,8 @@ struct DaemonTests {
         }
     }
 
-    @Test("when the binary is replaced under a running mount, kvfs status says the daemon runs an old binary and how to restart it")
+    @Test("when the binary is replaced under a running mount, kvfs status says the daemon runs an old binary and how to restart it",
+          .plainOnly("a sealed sandbox's kvfs is a script that runs the built binary, so the copy the test replaces is not the daemon's executable"))
     func replacedBinary() throws {
         try withSandbox { sandbox in
             let output = try sandbox.ok(#"""

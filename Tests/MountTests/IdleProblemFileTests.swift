@@ -31,7 +31,7 @@ struct IdleProblemFileTests {
     func anotherDevicesSnapshot() throws {
         try withSandbox { sandbox in
             // Device b writes `early`, then enough to compact (1 MiB of journal): its snapshot holds `early`.
-            try sandbox.ok("admit --sync-dir $SYNC --state-dir $T/state-b")
+            try sandbox.admit(state: "state-b")
             let other = try DeviceStore(syncDirectory: URL(fileURLWithPath: sandbox.syncDirectory),
                                         stateDirectory: URL(fileURLWithPath: sandbox.path + "/state-b"), deviceName: "b", warn: { _ in })
             try other.set(.string("here"), forKey: "early")

@@ -74,7 +74,8 @@ struct OneDeviceTests {
         }
     }
 
-    @Test("two programs appending at once: no write lost, the journal's stamps strictly increasing, every value on another device")
+    @Test("two programs appending at once: no write lost, the journal's stamps strictly increasing, every value on another device",
+          .plainOnly("it reads the journal's records, which a sealed store encrypts"))
     func concurrentAppends() throws {
         try withSandbox { sandbox in
             let journal = try Self.twoBursts(in: sandbox, writes: 2000, padding: 0)
@@ -90,7 +91,8 @@ struct OneDeviceTests {
         }
     }
 
-    @Test("compaction by one process while another appends loses nothing")
+    @Test("compaction by one process while another appends loses nothing",
+          .plainOnly("it reads the journal's records, which a sealed store encrypts"))
     func compactionDuringConcurrentAppends() throws {
         try withSandbox { sandbox in
             // 2 × 1500 writes of about 1 kB: the segment passes 1 MiB, twice the snapshot, more than once.
@@ -100,7 +102,8 @@ struct OneDeviceTests {
         }
     }
 
-    @Test("a torn tail a killed process left in the journal is cut by the next process that appends, while others run")
+    @Test("a torn tail a killed process left in the journal is cut by the next process that appends, while others run",
+          .plainOnly("it reads the journal's records and appends a torn plain frame; a sealed journal's records are encrypted"))
     func aTornTailIsCutByTheNextAppender() throws {
         try withSandbox { sandbox in
             let sync = sandbox.path + "/" + Self.defaultStore.sync
@@ -122,7 +125,8 @@ struct OneDeviceTests {
         }
     }
 
-    @Test("kill -9 of a process in the middle of its appends: the others go on, and the journal stays readable")
+    @Test("kill -9 of a process in the middle of its appends: the others go on, and the journal stays readable",
+          .plainOnly("it reads the journal's records, which a sealed store encrypts"))
     func killedMidAppend() throws {
         try withSandbox { sandbox in
             try sandbox.ok(#"""

@@ -159,4 +159,70 @@ struct PairingCommandTests {
             }
         }
     }
+
+    /// Each member of the newest roster version: `ROLE NAME ID SIGNING-KEY`, from its bytes (docs/sealed.md § Roster).
+    static let rosterMembers = #"""
+        python3 -c 'import os, sys
+        d = sys.argv[1]; b = open(os.path.join(d, sorted(os.listdir(d))[-1]), "rb").read()
+        i = 10 + b[9] + 8 + 32 + 4; count = int.from_bytes(b[i:i + 2], "little"); i += 2
+        for _ in range(count):
+            role, device = b[i], b[i + 1:i + 17].hex(); i += 17
+            name = b[i + 1:i + 1 + b[i]].decode(); i += 1 + b[i]
+            print(role, name, device, b[i:i + 32].hex()); i += 32 + 32 + 92' $SYNC/roster
+        """#
+
+    @Test("a copy of a member's state directory (cp -a), mounted beside it, is refused in one line naming the original and writes nothing; paired (after that, or before it ever opened the store), it is a new member signing with keys of its own, both read each other's writes, and the original is unaffected")
+    func copiedStateDirectory() throws {
+        try withSandbox(.plain) { sandbox in
+            _ = try Self.sealed(sandbox)
+            try sandbox.mount("m", state: "s-a")
+            try sandbox.ok("echo from-a > $M/k1")
+            let (aID, aKey) = (try sandbox.ok("cat $T/s-a/device-id"), try sandbox.ok("md5sum < $T/s-a/device.key"))
+            let syncBefore = try sandbox.ok("ls $SYNC/devices $SYNC/roster")
+            try sandbox.ok("cp -a $T/s-a $T/s-b")
+            let line = "\(sandbox.path)/s-b is a copy of the state directory of device a (\(aID.dropLast())), a member of the sealed store at \(sandbox.syncDirectory): a copy is a new device, which reads and writes nothing there until it pairs (kvfs pair on a member, kvfs join here)"
+            // Read before it ever wrote (its id still the original's), as a mount, and read again (its id its own now).
+            for (script, said) in [("kvfs status --sync-dir $SYNC --state-dir $T/s-b", ""),
+                                   ("mkdir $T/m2 && kvfs mount $T/m2 --sync-dir $SYNC --state-dir $T/s-b", "cannot mount \(sandbox.path)/m2: "),
+                                   ("kvfs get k1 --sync-dir $SYNC --state-dir $T/s-b", "")] {
+                let refused = try sandbox.run(script)
+                #expect(refused.status == 1 && refused.error == "Error: \(said)\(line)\n", "\(script): \(refused)")
+            }
+            #expect(try sandbox.ok("grep -cF '\(line)' $T/s-b/daemon.log") == "1\n")
+            #expect(try sandbox.ok("ls $SYNC/devices $SYNC/roster") == syncBefore, "the copy wrote in the sync directory")
+            #expect(!sandbox.isMounted(sandbox.path + "/m2"))
+
+            // Paired (kvfs pair on the original, kvfs join on the copy), it mounts as a member of its own.
+            let paired = try sandbox.ok(Self.pair(member: "--sync-dir $SYNC --state-dir $T/s-a"))
+            let bID = try sandbox.ok("cat $T/s-b/device-id")
+            #expect(bID != aID && paired.hasSuffix("paired b (\(bID.dropLast()))\n"), "\(paired)")
+            try sandbox.mount("m2", state: "s-b")
+            try sandbox.ok("echo from-b > $T/m2/k2; echo from-a-again > $M/k3")
+            for (mount, key, value) in [("m", "k2", "from-b"), ("m2", "k1", "from-a"), ("m2", "k3", "from-a-again")] {
+                #expect(try SharingTests.poll(sandbox, "cat $T/\(mount)/\(key)", until: value + "\n") == value + "\n", "\(mount)/\(key)")
+            }
+            // A copy that joins before it ever opens the store takes its new id and keys as it joins.
+            try sandbox.ok(#"""
+                cp -a $T/s-a $T/s-c
+                kvfs pair --sync-dir $SYNC --state-dir $T/s-a --timeout 60 > $T/pair-c.out 2>&1 & pair=$!
+                until [ "$(wc -l < $T/pair-c.out)" -ge 2 ]; do sleep 0.1; done
+                sed -n 2p $T/pair-c.out | kvfs join --sync-dir $SYNC --state-dir $T/s-c --device-name c --timeout 30 > /dev/null
+                wait $pair
+                """#)
+            let cID = try sandbox.ok("cat $T/s-c/device-id")
+            #expect(cID != aID && cID != bID)
+            #expect(try sandbox.ok("kvfs get k3 --sync-dir $SYNC --state-dir $T/s-c") == "from-a-again\n")
+            // The roster names the three, each with its own signing key; m reads b's writes, so they verify under b's.
+            let members = try sandbox.ok(Self.rosterMembers).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            let devices = members.filter { $0.first == "1" }
+            let named: [String] = devices.map { $0[1] + " " + $0[2] }
+            let ids: [String] = zip(["a", "b", "c"], [aID, bID, cID]).map { $0 + " " + $1.dropLast() }
+            #expect(named == ids, "\(members)")
+            #expect(Set(devices.map { $0[3] }).count == 3, "\(members)")
+            #expect(try sandbox.ok("cmp -s $T/s-a/device.key $T/s-b/device.key || cmp -s $T/s-a/device.key $T/s-c/device.key || echo differ") == "differ\n")
+            // The original kept its id and its keys, and warns of nothing.
+            #expect(try sandbox.ok("cat $T/s-a/device-id; md5sum < $T/s-a/device.key") == aID + aKey)
+            #expect(try sandbox.ok("jq -r '.warnings | length' $M/.kvfs/status $T/m2/.kvfs/status") == "0\n0\n")
+        }
+    }
 }

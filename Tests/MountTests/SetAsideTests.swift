@@ -13,7 +13,6 @@ struct SetAsideTests {
     /// the other device still open.
     private func withSetAsideKey(_ body: (Sandbox) throws -> Void) throws {
         try withMount { sandbox in
-            try sandbox.ok("admit --sync-dir $SYNC --state-dir $T/other-state")
             let other = try DeviceStore(syncDirectory: URL(fileURLWithPath: sandbox.syncDirectory),
                                         stateDirectory: URL(fileURLWithPath: sandbox.path + "/other-state"),
                                         deviceName: "other", warn: { _ in })

@@ -132,14 +132,17 @@ public final class DeviceStore: Sendable {
         // writer may cut a torn tail only while nobody appends.
         let open = { () throws(KVStoreError) -> Opening in
             let claim = WriterClaim(statePath: state.path, stateInode: state.inode, nonce: session ?? "")
-            let deviceID = try Self.ownDeviceID(state: state, sync: sync, claim: claim, warn: warn)
+            let identity = try Self.ownIdentity(state: state, sync: sync)
+            let deviceID = identity.id
             let storeID = try sync.createStoreIfNeeded(for: deviceID)
             // A sealed store's folders seal and check their records with its keys (docs/sealed.md).
             let sealing = StoreSealing.source.withLock { $0 }?(state.path, sync.path, deviceID, storeID)
             let membership = Membership(syncDirectory: URL(fileURLWithPath: sync.path), stateDirectory: URL(fileURLWithPath: state.path))
-            if sealing == nil, membership.storeIsSealed || sync.sealedFolder(other: deviceID) != nil {
-                throw .notMember(path: sync.path)
+            // A copy of a member's state directory is a new device, which must pair: it never reads or writes with the original's keys.
+            if sealing == nil || identity.copyOf != nil, membership.storeIsSealed || sync.sealedFolder(other: deviceID) != nil {
+                throw membership.refusal(device: deviceID, copyOf: identity.copyOf)
             }
+            identity.note.map(warn)
             for refusal in sealing?.rosterRefusals ?? [] { warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
             _ = sealing?.raiseReadMarks(state.readMarks(storeID: storeID))  // a folder rolled back while this device was away is refused
             let sync = sync.sealed(by: sealing)

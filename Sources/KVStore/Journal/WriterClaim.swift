@@ -135,9 +135,11 @@ final class WriterClaim: Sendable {
         return JSONDocument.decoded(Holder.self, from: bytes)
     }
 
-    /// Whether a folder claimed by `holder` belongs to another state directory than this process's.
-    func isFromAnotherStateDirectory(_ holder: Holder) -> Bool {
-        holder.stateInode != 0 && mine.stateInode != 0 && holder.stateInode != mine.stateInode
+    /// The claim of `folder` when a state directory other than the one whose inode is `stateInode` made
+    /// it: that state directory is then a copy of the claim's (a copy gets a new inode, a rename keeps it).
+    static func holder(in folder: Folder, fromAnotherThan stateInode: UInt64) -> Holder? {
+        guard let holder = holder(in: folder), holder.stateInode != 0, stateInode != 0, holder.stateInode != stateInode else { return nil }
+        return holder
     }
 
     /// Writes this process's claim into `folder`, unless it holds this session's already.

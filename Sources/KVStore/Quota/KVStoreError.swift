@@ -43,6 +43,10 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The store at `path` is sealed (a device folder there holds sealed records) and this device
     /// is not a member: it opens nothing and writes nothing there (docs/sealed.md § Converting a store).
     case notMember(path: String)
+    /// The state directory at `state` is a copy of the one of `original` (its name and id), a member of the
+    /// sealed store at `path`: a copy is a new device, no member until it pairs, so it opens nothing and
+    /// writes nothing there (docs/sealed.md § A copied state directory).
+    case copiedStateDirectory(state: String, original: String, path: String)
 
     /// Whether the error is a quota refusal (and so logged as QuotaViolationChange).
     public var isQuotaViolation: Bool {
@@ -91,6 +95,8 @@ public enum KVStoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "retention refused: \(reason)"
         case let .notMember(path):
             "\(path) is a sealed store and this device is not a member of it: it reads and writes nothing there (join it with kvfs join)"
+        case let .copiedStateDirectory(state, original, path):
+            "\(state) is a copy of the state directory of device \(original), a member of the sealed store at \(path): a copy is a new device, which reads and writes nothing there until it pairs (kvfs pair on a member, kvfs join here)"
         }
     }
 }

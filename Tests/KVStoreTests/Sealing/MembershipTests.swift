@@ -212,6 +212,26 @@ struct MembershipTests {
         #expect(try a.keys().members.count == 3 && c.keys().storeKeys[1] == aKeys.storeKeys[1])
     }
 
+    @Test("a request made with the code but carrying a member's keys under another id (a copied state directory) is refused: nobody is added")
+    func requestWithAMembersKeys() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let a = try Self.sealed(root)
+        let genesis = try a.refresh().version
+        let code = try a.startPairing()
+        let aKeys = try a.deviceKeys()
+        let copy = PairingRequest(storeID: genesis.storeID, device: DeviceID.random(), name: "copy",
+                                  signingKey: aKeys.signingPublicKey, agreementKey: aKeys.agreementPublicKey)
+        let pairing = root.sub("sync/pairing")
+        try FileManager.default.createDirectory(at: pairing, withIntermediateDirectories: true)
+        try Data(copy.encoded(code: code)).write(to: pairing.appendingPathComponent(code.name + ".request"))
+        let me = try a.deviceID()
+        #expect(throws: MembershipError("the new machine holds the keys of member a (\(me)): its state directory is a copy of that one's; nobody was added")) {
+            try a.completePairing(code, timeout: .seconds(5))
+        }
+        #expect(try a.refresh().version == genesis && Self.rosterFiles(root).count == 1)
+    }
+
     @Test("a writer of the folder without the code can neither join nor make the joiner trust a forged roster")
     func pairingWithoutTheCode() throws {
         let root = TemporaryFolder()

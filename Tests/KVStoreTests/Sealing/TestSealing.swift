@@ -51,8 +51,12 @@ enum TestSealing {
 
     private final class Installation: Sendable {
         init() {
-            StoreSealing.source.withLock {
-                $0 = { state, sync, device, storeID in TestSealing.sealing(state: state, sync: sync, device: device, storeID: storeID) }
+            StoreSealing.source.withLock { source in
+                // The source in force before (the membership's, or another suite's) serves the stores not asked to be sealed.
+                let previous = source ?? Membership.storeSealing
+                source = { state, sync, device, storeID in
+                    TestSealing.sealing(state: state, sync: sync, device: device, storeID: storeID, otherwise: previous)
+                }
             }
         }
 
@@ -60,12 +64,13 @@ enum TestSealing {
     }
 
     /// A store of the sync directories asked to be sealed is sealed with the test's keys; another one is
-    /// what the membership makes of it (plain, or sealed by its roster: `kvfs seal`'s tests).
-    private static func sealing(state path: String, sync: String, device: DeviceID, storeID: String) -> StoreSealing? {
+    /// what `otherwise` makes of it (the membership's: plain, or sealed by its roster, as in `kvfs seal`'s tests).
+    private static func sealing(state path: String, sync: String, device: DeviceID, storeID: String,
+                                otherwise: (String, String, DeviceID, String) -> StoreSealing?) -> StoreSealing? {
         let asked = state.withLock { state in
             sealsEverything || state.syncDirectories.contains(URL(fileURLWithPath: sync).standardizedFileURL.path)
         }
-        guard asked else { return Membership.storeSealing(state: path, sync: sync, device: device, storeID: storeID) }
+        guard asked else { return otherwise(path, sync, device, storeID) }
         return state.withLock { state in
             guard !state.plain.contains(URL(fileURLWithPath: path).standardizedFileURL.path) else { return nil }
             var store = state.stores[storeID] ?? Store()

@@ -16,9 +16,12 @@ import Glibc
 /// by killing the daemon and detaching the mount — and removes it.
 ///
 /// In a sealed sandbox (``Sealing/sealed``, or any with `KVFS_TEST_SEALED=1`)
-/// every store a script uses is sealed, by the first device to use it, and
-/// every other device joins it first (the scripts' `kvfs`, ``prelude``;
-/// docs/sealed.md). So one test runs both ways.
+/// every store a test uses is sealed, by the first device to use it, and
+/// every other device joins it first (docs/sealed.md), whichever way the
+/// test runs kvfs: the `kvfs` first on `PATH` is ``sealingKvfs`` (so are the
+/// copies a test installs, and what mount.fuse3, fstab and a unit's
+/// `ExecStart` run), and a store the test opens in its own process joins as
+/// it opens (``SealedSandboxes``). So one test runs both ways.
 ///
 /// As root, each sandbox has a private mount namespace of its own (see
 /// ``MountNamespace``): its scripts, and the daemons they start, mount
@@ -32,6 +35,9 @@ final class Sandbox {
     let namespace: MountNamespace?
     /// Whether the stores the test makes are sealed.
     let sealing: Sealing
+    /// In a sealed sandbox, what its `kvfs` keeps (``sealingKvfs``): beside the sandbox, which only its
+    /// owner enters, so that a test's copy of `kvfs` run as nobody reaches it too.
+    let sealingFolder: TemporaryFolder?
 
     var mountPoint: String { path + "/m" }
     var syncDirectory: String { path + "/sync" }
@@ -47,8 +53,11 @@ final class Sandbox {
         chmod(path + "/run", 0o700)
         namespace = MountNamespace()
         let inherited = ProcessInfo.processInfo.environment
+        let products = (MountEnvironment.kvfs as NSString).deletingLastPathComponent
+        sealingFolder = sealing == .sealed ? TemporaryFolder("kvfs-mount-test-sealing") : nil
+        if let sealingFolder { try Self.installSealingKvfs(in: path, keeping: sealingFolder.path) }
         environment = [
-            "PATH": (MountEnvironment.kvfs as NSString).deletingLastPathComponent + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "PATH": (sealing == .sealed ? path + "/bin" : products) + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "HOME": path + "/home",
             "XDG_DATA_HOME": path + "/home/data",
             "XDG_STATE_HOME": path + "/home/state",
@@ -62,9 +71,96 @@ final class Sandbox {
             "SYNC": path + "/sync",
             "STATE": path + "/state",
             "S": "--sync-dir \(path)/sync --state-dir \(path)/state",
-            "KVFS_SEALED": sealing == .sealed ? "1" : "",
+            // kvfs-store-probe makes its device a member through the sandbox's kvfs.
+            "KVFS_TEST_SANDBOX_SEALED": sealing == .sealed ? "1" : "",
         ]
+        if let sealingFolder { SealedSandboxes.add(path, keeping: sealingFolder.path) }
     }
+
+    /// Puts ``sealingKvfs`` at `bin/kvfs` in the sandbox `path`, beside links to the build's other programs
+    /// (install.sh takes generate-manual from kvfs's folder).
+    private static func installSealingKvfs(in path: String, keeping kept: String) throws {
+        let bin = path + "/bin", products = (MountEnvironment.kvfs as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        for program in ["generate-manual", "fusekit-hello", "kvfs-store-probe"] {
+            try? FileManager.default.createSymbolicLink(atPath: bin + "/" + program, withDestinationPath: products + "/" + program)
+        }
+        // What it keeps, writable by every user: a test's copy of it may run as nobody.
+        chmod(kept, 0o777)
+        for file in ["recovery-keys", "admitted", "seal.out", "admit.log"] {
+            _ = FileManager.default.createFile(atPath: kept + "/" + file, contents: nil)
+            chmod(kept + "/" + file, 0o666)
+        }
+        let script = sealingKvfs.replacingOccurrences(of: "@K@", with: kept).replacingOccurrences(of: "@KVFS@", with: MountEnvironment.kvfs)
+        guard FileManager.default.createFile(atPath: bin + "/kvfs", contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+
+    /// A sealed sandbox's `kvfs` (`@K@` ``sealingFolder``, `@KVFS@` the built kvfs): it makes the device a command
+    /// names (by its `--sync-dir`, `--store` and `--state-dir`, or mount.fuse3's `SYNC_DIR MOUNTPOINT -o
+    /// state_dir=…,store=…`, and `$XDG_STATE_HOME`) a member of its store, then runs kvfs; a command that
+    /// only reads leaves a store that does not exist alone, as kvfs does. The first device to use a store seals it
+    /// (`kvfs seal`, its recovery key kept in ``sealingFolder``'s `recovery-keys`); every other joins it with the recovery key
+    /// (`kvfs join --recovery-key`, as when no member is left to pair it; PairingCommandTests drives `kvfs
+    /// pair`); `kvfs sandbox-admit STORE-OPTIONS…` does that alone, for a device a program opens in its own
+    /// process (``admit(state:sync:)``, kvfs-store-probe). A file, not a shell function: whatever runs kvfs (a script, a copy of it installed elsewhere,
+    /// mount.fuse3 with mount(8)'s empty environment, a unit's `ExecStart`) runs this.
+    static let sealingKvfs = #"""
+        #!/bin/sh
+        K='@K@' KVFS='@KVFS@'
+        options() {  # a mount's -o list: state_dir= and store= (the store in the root the first argument names)
+            set -f; old=$IFS; IFS=,
+            for option in $1; do
+                case "$option" in state_dir=*) state=${option#*=} ;; store=*) inroot=${option#*=} ;; esac
+            done
+            IFS=$old; set +f
+        }
+        admit() {
+            sync= store= state= inroot= previous=
+            case "$1" in
+            seal | join | pair | unmount | stores | help | -* | "") return 0 ;;
+            */*) case "$2" in -* | "") return 0 ;; *) sync=$1 ;; esac ;;  # mount.fuse3's kvfs SYNC_DIR MOUNTPOINT -o OPTIONS
+            esac
+            command=$1
+            for argument in "$@"; do
+                case "$previous" in --sync-dir) sync=$argument ;; --store) store=$argument ;; --state-dir) state=$argument ;; -o) options "$argument" ;; esac
+                case "$argument" in
+                --sync-dir=*) sync=${argument#*=} ;; --store=*) store=${argument#*=} ;; --state-dir=*) state=${argument#*=} ;;
+                -o?*) options "${argument#-o}" ;;
+                esac
+                previous=$argument
+            done
+            data=${XDG_DATA_HOME:-$HOME/.local/share}
+            if [ -n "$inroot" ]; then
+                [ -z "$store" ] || return 0  # refused by kvfs itself
+                sync=${sync:-$data/kvfs}/$inroot
+            fi
+            key="$sync|$store|${state:-${XDG_STATE_HOME:-$HOME/.local/state}}"
+            grep -qxF "$key" "$K/admitted" && return 0
+            folder=${sync:-$data/kvfs/${store:-default}}
+            case "$command" in get | ls | status | devices | changes | history | export | wait | retention) [ -d "$folder" ] || return 0 ;; esac
+            set --
+            [ -z "$sync" ] || set -- "$@" --sync-dir "$sync"
+            [ -z "$store" ] || set -- "$@" --store "$store"
+            [ -z "$state" ] || set -- "$@" --state-dir "$state"
+            if [ -d "$folder/roster" ]; then
+                while read -r words; do
+                    echo "$words" | "$KVFS" join --recovery-key --device-name joiner "$@" > /dev/null 2>&1 || continue
+                    echo "$key" >> "$K/admitted"; return 0
+                done < "$K/recovery-keys"
+                echo "sealed sandbox: no recovery key kept here opens $folder" >> "$K/admit.log"; return 1
+            fi
+            "$KVFS" seal --device-name sealer "$@" > "$K/seal.out" 2>> "$K/admit.log" || return
+            sed -n 2p "$K/seal.out" >> "$K/recovery-keys"
+            echo "$key" >> "$K/admitted"
+        }
+        # `kvfs sandbox-admit STORE-OPTIONS…` admits the device alone, for a program that opens the store itself.
+        [ "$1" != sandbox-admit ] || { shift; admit mount "$@"; exit; }
+        admit "$@"
+        exec "$KVFS" "$@"
+
+        """#
 
     /// Runs a script; see the type's documentation for what it has, and ``Sandbox/prelude`` for its helpers.
     func run(_ script: String, timeout: Int = 60) throws -> ShellResult {
@@ -78,14 +174,7 @@ final class Sandbox {
     /// - `pywrite FILE CONTENT [FLAGS]`: open (O_WRONLY|O_CREAT|O_TRUNC, or
     ///   `append`), write CONTENT (Python escapes such as `\x00` allowed), close;
     ///   prints `ok`, or the errno names of the failed calls (`write: EDQUOT`,
-    ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors;
-    /// - `kvfs`: in a sealed sandbox, a function that makes the device a command names (by its
-    ///   `--sync-dir`, `--store` and `--state-dir`) a member of its store before the command runs: the first
-    ///   device to use a store seals it (`kvfs seal`, its recovery key kept in `$T/recovery-keys`), every
-    ///   other joins it with the recovery key (`kvfs join --recovery-key`, as when no member is left to pair
-    ///   it; PairingCommandTests drives `kvfs pair`). A plain sandbox has no such function;
-    /// - `admit STORE-OPTIONS…`: in a sealed sandbox, what `kvfs` does before a command, for a device the
-    ///   test opens in process (`DeviceStore`); in a plain one, nothing.
+    ///   `close: EINVAL`) — unlike the shell's `>`, which ignores close()'s errors.
     static let prelude = #"""
         bytes() { python3 -c 'import sys
         for p in sys.argv[1:]: print(repr(open(p, "rb").read()))' "$@"; }
@@ -108,40 +197,16 @@ final class Sandbox {
         except OSError as e:
             failed.append("close: " + errno.errorcode[e.errno])
         print(" ".join(failed) or "ok")' "$@"; }
-        [ -z "$KVFS_SEALED" ] || kvfs() {
-            case "$1" in
-            seal | join | pair | unmount | stores | help | -*) ;;
-            *) kvfs_admit "$@" || return ;;
-            esac
-            command kvfs "$@"
-        }
-        admit() { [ -z "$KVFS_SEALED" ] || kvfs_admit "$@"; }
-        kvfs_admit() {
-            local sync= store= state= previous= argument words
-            for argument in "$@"; do
-                case "$previous" in --sync-dir) sync=$argument ;; --store) store=$argument ;; --state-dir) state=$argument ;; esac
-                case "$argument" in --sync-dir=*) sync=${argument#*=} ;; --store=*) store=${argument#*=} ;; --state-dir=*) state=${argument#*=} ;; esac
-                previous=$argument
-            done
-            grep -qxF "$sync|$store|$state" "$T/admitted" 2>/dev/null && return 0
-            local folder="${sync:-$XDG_DATA_HOME/kvfs/${store:-default}}"
-            set --
-            [ -z "$sync" ] || set -- "$@" --sync-dir "$sync"
-            [ -z "$store" ] || set -- "$@" --store "$store"
-            [ -z "$state" ] || set -- "$@" --state-dir "$state"
-            if [ -d "$folder/roster" ]; then
-                while read -r words; do
-                    echo "$words" | command kvfs join --recovery-key --device-name joiner "$@" > /dev/null 2>&1 || continue
-                    echo "$sync|$store|$state" >> "$T/admitted"; return 0
-                done < "$T/recovery-keys"
-                echo "sealed sandbox: no recovery key kept here opens $folder" >&2; return 1
-            fi
-            command kvfs seal --device-name sealer "$@" > "$T/seal.out" || return
-            sed -n 2p "$T/seal.out" >> "$T/recovery-keys"
-            echo "$sync|$store|$state" >> "$T/admitted"
-        }
 
         """#
+
+    /// In a sealed sandbox, makes the device of state directory `state` (in the sandbox) a member of the
+    /// store at `sync` before the test opens it in its own process as that store's first device, which
+    /// ``SealedSandboxes`` cannot seal; in a plain one, nothing.
+    func admit(state: String, sync: String = "sync") throws {
+        guard sealing == .sealed else { return }
+        try ok("kvfs sandbox-admit --sync-dir \"$T/\(sync)\" --state-dir \"$T/\(state)\"")
+    }
 
     /// Runs a script that must succeed; returns its standard output.
     @discardableResult
@@ -218,6 +283,8 @@ final class Sandbox {
         } else {
             for point in mounts() { _ = umount2(point, Int32(MNT_DETACH)) }
         }
+        SealedSandboxes.remove(path)
+        sealingFolder?.cleanup()
         if poll(seconds: 1, until: { mounts().isEmpty }) {
             folder.cleanup()
         } else {

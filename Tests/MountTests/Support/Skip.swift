@@ -13,6 +13,14 @@ func skip(_ reason: String, sourceLocation: SourceLocation = #_sourceLocation) t
     #endif
 }
 
+extension Trait where Self == ConditionTrait {
+    /// For a test of what only a plain store does (its records' bytes, say): skipped, with `reason`
+    /// printed, when `KVFS_TEST_SEALED=1` makes every store sealed.
+    static func plainOnly(_ reason: String) -> Self {
+        .enabled(if: Sealing.default == .plain, Comment(rawValue: "plain stores only: " + reason))
+    }
+}
+
 /// What the mount tests need beyond FUSE, found out once: a test that needs
 /// what this machine does not allow is skipped, and the reason printed.
 enum Privileges {

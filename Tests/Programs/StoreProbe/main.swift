@@ -17,6 +17,16 @@ import Foundation
 import KVStore
 import TestSupport
 
+// In a sealed sandbox (MountTests' Sandbox), this machine's device is made a member of the store first, by the
+// sandbox's kvfs (which seals the store, or joins it): the store, opening in this process, cannot do that itself.
+if ProcessInfo.processInfo.environment["KVFS_TEST_SANDBOX_SEALED"] == "1" {
+    let admit = Process()
+    admit.executableURL = URL(fileURLWithPath: "/bin/sh")
+    admit.arguments = ["-c", "kvfs sandbox-admit --store \"$1\"", "sh", UbiquitousKeyValueStore.defaultStoreIdentifier.rawValue]
+    try admit.run()
+    admit.waitUntilExit()
+}
+
 let store = NSUbiquitousKeyValueStore.default
 let seen = NotificationLog()
 _ = NotificationCenter.default.addObserver(forName: NSUbiquitousKeyValueStore.didChangeExternallyNotification, object: store, queue: nil) { note in

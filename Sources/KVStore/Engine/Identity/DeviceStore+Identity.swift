@@ -2,6 +2,16 @@ import Foundation
 
 /// Who this device is: its id and its name, settled when the store opens.
 extension DeviceStore {
+    /// Who this device is as the store opens: its id, the device whose state directory this one proved to
+    /// be a copy of, and what the log says of it once the store has opened.
+    struct OwnIdentity {
+        var id: DeviceID
+        /// The device whose folder is claimed by another state directory than this one, which is a copy of it.
+        var copyOf: DeviceID?
+        /// One line for the log: a new id taken, and why.
+        var note: String?
+    }
+
     /// This device's id, from the state directory; a new one when the state
     /// directory proves to be a copy of the one that writes that id's folder
     /// (``WriterClaim``): two processes must never write as one device; and a
@@ -12,19 +22,26 @@ extension DeviceStore {
     /// the roster says who writes there (`kvfs retire --revoke` removes a
     /// member), and a new id would be no member. That is how the devices
     /// `kvfs seal` adopted join under their own ids (docs/sealed.md § Converting a store).
-    static func ownDeviceID(state: StateDirectory, sync: SyncDirectory, claim: WriterClaim,
-                            warn: (String) -> Void) throws(KVStoreError) -> DeviceID {
+    ///
+    /// Read-only, a copy keeps the id it copied (it writes nothing, so it is no second writer), and says
+    /// whose copy it is: in a sealed store it is refused all the same (docs/sealed.md § A copied state directory).
+    static func ownIdentity(state: StateDirectory, sync: SyncDirectory) throws(KVStoreError) -> OwnIdentity {
         let id = try state.deviceID()
         if sync.isWritable, let retirement = sync.retirement(of: id), !Self.isPinnedMember(id, state: state, sync: sync) {
             let newID = try state.newDeviceID()
-            warn("this device (\(retirement.name.map { "\($0), " } ?? "")\(id.hex)) was retired by \(sync.name(of: retirement.by) ?? retirement.by.hex) (kvfs retire); \(state.path) joins the store again as a new device, \(newID.hex)")
-            return newID
+            return OwnIdentity(id: newID, note: "this device (\(retirement.name.map { "\($0), " } ?? "")\(id.hex)) was retired by \(sync.name(of: retirement.by) ?? retirement.by.hex) (kvfs retire); \(state.path) joins the store again as a new device, \(newID.hex)")
         }
-        guard sync.isWritable, let folder = (try? sync.folder(of: id).open()) ?? nil,
-              let holder = WriterClaim.holder(in: folder), claim.isFromAnotherStateDirectory(holder) else { return id }
+        guard let holder = copiedClaim(of: id, state: state, sync: sync) else { return OwnIdentity(id: id) }
+        guard sync.isWritable else { return OwnIdentity(id: id, copyOf: id) }
         let newID = try state.newDeviceID()
-        warn("\(state.path) is a copy of the state directory that writes device \(id.hex) (\(holder.description)); two processes must not write as one device, so this one is now device \(newID.hex)")
-        return newID
+        return OwnIdentity(id: newID, copyOf: id, note: "\(state.path) is a copy of the state directory that writes device \(id.hex) (\(holder.description)); two processes must not write as one device, so this one is now device \(newID.hex)")
+    }
+
+    /// The claim of `id`'s folder when another state directory than `state` made it (``WriterClaim``):
+    /// `state` is then a copy of that one.
+    static func copiedClaim(of id: DeviceID, state: StateDirectory, sync: SyncDirectory) -> WriterClaim.Holder? {
+        guard let folder = (try? sync.folder(of: id).open()) ?? nil else { return nil }
+        return WriterClaim.holder(in: folder, fromAnotherThan: state.inode)
     }
 
     /// Whether the roster version this device trusts (`roster.pin`) names `id` as a member.

@@ -41,6 +41,10 @@ extension Membership {
         }
         let (head, me, keys) = try asMember()
         guard request.storeID == head.storeID else { throw MembershipError("the new machine asked to join another store (\(request.storeID))") }
+        if let original = head.deviceMembers.first(where: { $0.id != request.device && $0.signingKey == request.signingKey }) {
+            // Two members with one key would sign as each other (docs/sealed.md § A copied state directory).
+            throw MembershipError("the new machine holds the keys of member \(original.name) (\(original.id)): its state directory is a copy of that one's; nobody was added")
+        }
         let version: RosterVersion
         if let already = head.member(request.device), already.signingKey == request.signingKey {
             version = head
@@ -70,8 +74,7 @@ extension Membership {
     public func join(code: PairingCode, deviceName: String, timeout: Duration) throws(MembershipError) -> UInt64 {
         let deadline = ContinuousClock.now + timeout
         let storeID = try storeID()
-        let device = try deviceID()
-        let keys = try DeviceKeys.loadOrCreate(in: stateFolder(create: true))
+        let (device, keys) = try joiningIdentity()
         let request = PairingRequest(storeID: storeID, device: device, name: RosterVersion.clipped(deviceName),
                                      signingKey: keys.signingPublicKey, agreementKey: keys.agreementPublicKey)
         let requestName = code.name + ".request", acceptName = code.name + ".accept"

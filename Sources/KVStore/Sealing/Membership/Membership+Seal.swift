@@ -85,8 +85,7 @@ extension Membership {
             throw MembershipError("roster version \(head.number) no longer has this recovery key")
         }
         let (current, _) = try Self.storeKeys(of: head, member: member, agreement: recoveryKeys.agreement)
-        let device = try deviceID()
-        let keys = try DeviceKeys.loadOrCreate(in: stateFolder(create: true))
+        let (device, keys) = try joiningIdentity(head: head)
         let joined = try Self.member(.device, id: device, name: deviceName, signingKey: keys.signingPublicKey,
                                      agreementKey: keys.agreementPublicKey, key: current, epoch: head.epoch, storeID: storeID)
         let members = head.members.filter { $0.id != device } + [joined]
