@@ -81,7 +81,9 @@ final class JournalWriter {
     /// store) for the same process: with the same claim and files, or refusing writes as this one does.
     func reopened(on folder: DeviceFolder, recoveredBy reader: DeviceFolderReader) throws(KVStoreError) -> JournalWriter {
         guard let claim else { return JournalWriter(refusingWritesTo: folder) }
-        return try JournalWriter(folder: folder, recoveredBy: reader, claim: claim, files: files)
+        let writer = try JournalWriter(folder: folder, recoveredBy: reader, claim: claim, files: files)
+        writer.defersSigning = defersSigning
+        return writer
     }
 
     /// Appends records with one write(2). What must be seen whole is one
@@ -94,7 +96,7 @@ final class JournalWriter {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
         let chainBefore = chain
-        let frames = frames(of: records)
+        let frames = frames(of: records, signingLast: !defersSigning)
         guard let segment else { throw .readOnly(path: folder.path) }
         do throws(SystemCallError) {
             try segment.append(frames.bytes)
@@ -135,6 +137,12 @@ final class JournalWriter {
         }
         return (writer.bytes, ends)
     }
+
+    /// In a sealed store, whether appends leave their records unsigned for a mark to sign at this
+    /// process's next sync point (``sign()``): in a process that may keep the journal between its turns
+    /// (a mount: `OwnJournal.allowLease`). Otherwise an append signs its last record itself, in its one
+    /// write(2), so that a program's write reaches other devices as it returns with no mark after it.
+    var defersSigning = false
 
     /// In a sealed store, whether the segment ends with records no signature covers yet
     /// (the device's appends since its last mark: ``sign()``).

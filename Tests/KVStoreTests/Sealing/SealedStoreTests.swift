@@ -92,8 +92,8 @@ struct SealedStoreTests {
         try b.set(.string("b1"), forKey: "b1")
         let c = try fixture.open("c")
         defer { c.close() }
-        // b's second record has index 2, the index a's next record would have (each write a record and its mark).
-        try append(try split(segment(of: b))[2], to: segment(of: a))
+        // b's second record has index 1, the index a's next record would have.
+        try append(try split(segment(of: b))[1], to: segment(of: a))
         _ = c.refresh()
         #expect(c.values == expected.merging(["b0": .string("b0"), "b1": .string("b1")]) { $1 })
         #expect(refuses(c, fixture.folder(of: a), saying: "does not open"))
@@ -107,13 +107,13 @@ struct SealedStoreTests {
         try a.set(.string("new"), forKey: "k3")
         let path = segment(of: a)
         var frames = try split(path)
-        let real = frames[6]  // the fourth write's record (each write a record and its mark)
-        frames[6] = SealedRecordTests.altered(real, at: 30)
+        let real = frames[3]
+        frames[3] = SealedRecordTests.altered(real, at: 30)
         try rewrite(path, frames)
         _ = b.refresh()
         #expect(b.values == expected)
         #expect(refuses(b, path, saying: "does not open"))
-        frames[6] = real
+        frames[3] = real
         try rewrite(path, frames)
         _ = b.refresh()
         #expect(b.value(forKey: "k3") == .string("new"))
@@ -132,7 +132,7 @@ struct SealedStoreTests {
         // A device that has read nothing of a's folder yet, which a third party reordered.
         var frames = try split(path)
         frames.removeLast()
-        frames.swapAt(2, 4)  // the second and third writes' records (each write a record and its mark)
+        frames.swapAt(1, 2)
         try rewrite(path, frames)
         let c = try fixture.open("c")
         defer { c.close() }
