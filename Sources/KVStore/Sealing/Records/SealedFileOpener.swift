@@ -54,10 +54,10 @@ struct SealedFileOpener {
         guard let verifyingKey else { return .failure(.notMember) }
         guard let parts = SealedRecord.Parts(payload) else { return .failure(.notSealed) }
         guard parts.index == chain.count else { return .failure(.outOfPlace(index: parts.index, expected: chain.count)) }
-        var padded: Data?
+        var opened: SealedRecord.Opened?
         if !parts.isMark {
             switch parts.openPadded(keys: keys, origin: chain.origin) {
-            case let .success(opened): padded = opened
+            case let .success(record): opened = record
             case let .failure(reason): return .failure(reason)
             }
         }
@@ -68,15 +68,15 @@ struct SealedFileOpener {
             next.signed()
             lastSigned = (next, Array(signature))
             (lastUnsigned, ownSoFar) = (nil, true)
-        } else if let ownNonceKey, let padded {
+        } else if let ownNonceKey, let opened {
             if verifiesEach {
-                ownSoFar = ownSoFar && parts.hasOwnNonce(key: ownNonceKey, head: chain.head, padded: padded)
+                ownSoFar = ownSoFar && parts.hasOwnNonce(key: ownNonceKey, head: chain.head, padded: opened.padded)
             } else {
-                lastUnsigned = (chain.head, Array(parts.bound), padded, Array(parts.nonce))
+                lastUnsigned = (chain.head, Array(parts.bound), opened.padded, Array(parts.nonce))
             }
         }
         chain = next
-        return .success(padded.map(SealedRecord.unpadded))
+        return .success(opened?.plain)
     }
 
     /// Whether the read may end after the record just opened: it is signed (or a mark), or, checking each

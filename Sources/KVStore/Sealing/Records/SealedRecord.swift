@@ -167,20 +167,20 @@ enum SealedRecord {
 
         /// The padded plain record (the record, `0x80`, zeros), or why not: the seal does not open under
         /// `keys` with the chain's `origin` (a mark has none).
-        func openPadded(keys: SealingKeys, origin: [UInt8]) -> Result<Data, SealRefusal> {
+        func openPadded(keys: SealingKeys, origin: [UInt8]) -> Result<Opened, SealRefusal> {
             guard !isMark else { return .failure(.doesNotOpen) }
             guard let key = keys.storeKey(epoch: epoch) else { return .failure(.unknownEpoch(epoch)) }
             guard let box = try? ChaChaPoly.SealedBox(combined: sealed),
                   let padded = try? ChaChaPoly.open(box, using: key, authenticating: origin + Array(bound)),
-                  SealedRecord.unpaddedCount(padded) != nil else {
+                  let count = SealedRecord.unpaddedCount(padded) else {
                 return .failure(.doesNotOpen)
             }
-            return .success(padded)
+            return .success(Opened(padded: padded, count: count))
         }
 
         /// The plain record, or why not (``openPadded(keys:origin:)``).
         func open(keys: SealingKeys, origin: [UInt8]) -> Result<[UInt8], SealRefusal> {
-            openPadded(keys: keys, origin: origin).map(SealedRecord.unpadded)
+            openPadded(keys: keys, origin: origin).map(\.plain)
         }
 
         /// Whether the record's nonce is this device's (``ownNonce(key:head:bound:padded:)``), `head` being
@@ -190,15 +190,19 @@ enum SealedRecord {
         }
     }
 
+    /// An opened record: its padded plaintext (the record, `0x80`, zeros), and the record's length in it,
+    /// found once as its padding was checked.
+    struct Opened {
+        let padded: Data
+        let count: Int
+        /// The plain record.
+        var plain: [UInt8] { Array(padded.prefix(count)) }
+    }
+
     /// The length of the record in `padded`: before its one `0x80` followed by zeros; nil when the padding is not so.
     static func unpaddedCount(_ padded: Data) -> Int? {
         guard let end = padded.lastIndex(where: { $0 != 0 }), padded[end] == 0x80 else { return nil }
         return end - padded.startIndex
-    }
-
-    /// The plain record `padded` holds (its padding checked by ``unpaddedCount(_:)`` as it was opened).
-    static func unpadded(_ padded: Data) -> [UInt8] {
-        Array(padded.prefix(unpaddedCount(padded) ?? 0))
     }
 
     /// Whether `signature` is `device`'s signature of the chain head `head`.
