@@ -40,6 +40,61 @@ struct WriterClaimTests {
         #expect(store.value(forKey: "k") == .integer(1))
     }
 
+    /// The ways another claim can come to stand under the name `writer.json` once this device's claim is
+    /// settled (an append then only asks the descriptor it holds, WriterClaim.confirm): each must still be seen.
+    enum Takeover: String, CaseIterable, CustomTestStringConvertible {
+        case renamedOver = "a copy's claim renamed over it, as a synchronizer writes"
+        case renamedAway = "it renamed away, a copy's claim written under the name"
+        case linkedThenRenamedOver = "a hard link made to it, then a copy's claim renamed over it"
+        case rewrittenInPlace = "rewritten in place"
+        case removed = "removed"
+        var testDescription: String { rawValue }
+    }
+
+    @Test("once the claim is settled, each way another claim can take its name is seen at the next write; a removed claim is made anew",
+          arguments: Takeover.allCases)
+    func aSettledClaimTakenOverIsSeen(_ takeover: Takeover) throws {
+        let fixture = FaultFixture()
+        defer { fixture.cleanup() }
+        let store = try fixture.open()
+        defer { store.close() }
+        try store.set(.integer(1), forKey: "k")
+        Thread.sleep(forTimeInterval: WriterClaim.FileStamp.settled + 0.2)
+        try store.set(.integer(2), forKey: "k")  // confirms the claim as settled: from now on one fstat of the held file
+        let path = Self.folder(of: store) + "/" + WriterClaim.fileName
+        let claim = Data(Self.foreignClaim(of: store))
+        let manager = FileManager.default
+        switch takeover {
+        case .renamedOver:
+            try claim.write(to: URL(fileURLWithPath: path + ".tmp"))
+            #expect(rename(path + ".tmp", path) == 0)
+        case .renamedAway:
+            try manager.moveItem(atPath: path, toPath: path + ".old")
+            try claim.write(to: URL(fileURLWithPath: path))
+        case .linkedThenRenamedOver:
+            try manager.linkItem(atPath: path, toPath: path + ".link")
+            try claim.write(to: URL(fileURLWithPath: path + ".tmp"))
+            #expect(rename(path + ".tmp", path) == 0)
+        case .rewrittenInPlace:
+            let file = try #require(FileHandle(forUpdatingAtPath: path))
+            try file.truncate(atOffset: 0)
+            try file.write(contentsOf: claim)
+            try file.close()
+        case .removed:
+            try manager.removeItem(atPath: path)
+        }
+        if takeover == .removed {
+            try store.set(.integer(3), forKey: "k")
+            let folder = try #require(try Folder.open(Self.folder(of: store)))
+            #expect(WriterClaim.holder(in: folder)?.pid == Int(getpid()))
+            #expect(store.value(forKey: "k") == .integer(3))
+            return
+        }
+        let error = #expect(throws: KVStoreError.self) { try store.set(.integer(3), forKey: "k") }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("another process (pid 4242"), "\(String(describing: error))")
+        #expect(store.value(forKey: "k") == .integer(2))
+    }
+
     @Test("a compaction that finishes after another state directory took the folder writes no snapshot and removes none of its files")
     func aCompactionFinishingAfterTheFolderWasTakenRemovesNothing() throws {
         let fixture = FaultFixture()
