@@ -92,8 +92,22 @@ final class Sandbox {
             chmod(kept + "/" + file, 0o666)
         }
         let script = sealingKvfs.replacingOccurrences(of: "@K@", with: kept).replacingOccurrences(of: "@KVFS@", with: MountEnvironment.kvfs)
-        guard FileManager.default.createFile(atPath: bin + "/kvfs", contents: Data(script.utf8), attributes: [.posixPermissions: 0o755]) else {
-            throw CocoaError(.fileWriteUnknown)
+        try writeExecutable(bin + "/kvfs", script)
+    }
+
+    /// Writes the executable `path` through a descriptor closed on exec. (FileManager's is not, so a
+    /// process another test started meanwhile could keep it open for writing, and running the script then
+    /// failed with "Text file busy": seen in the sealed MountTests pass under load.)
+    private static func writeExecutable(_ path: String, _ text: String) throws {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { Glibc.close(descriptor) }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            written += count
         }
     }
 
