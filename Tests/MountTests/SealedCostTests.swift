@@ -25,6 +25,7 @@ struct SealedCostTests {
         let figures = [
             #/^sealed: 300 writes of 100 bytes over 100 keys: plain [0-9.]+ µs, sealed [0-9.]+ µs a write \([0-9.]+x\)$/#,
             #/^sealed: 300 reads: plain [0-9.]+ µs, sealed [0-9.]+ µs a read \([0-9.]+x\)$/#,
+            #/^sealed: an Ed25519 signature alone, which each sealed write signs: [0-9.]+ µs, -?[0-9]+% of what sealing adds to a write$/#,
             #/^sealed: the other device's journal, 3000 writes .* written in plain [0-9.]+ s, sealed [0-9.]+ s; its folder plain [0-9.]+ MB, sealed [0-9.]+ MB$/#,
             #/^sealed: opening the store .*: plain [0-9.]+ s, sealed [0-9.]+ s \([0-9.]+x\); sealed checking each signature .* [0-9.]+ s$/#,
             #/^sealed: round 1, mounting it .*: plain [0-9.]+ s, sealed [0-9.]+ s \([0-9.]+x\); kvfs mount returned after [0-9.]+ s, [0-9.]+ s$/#,

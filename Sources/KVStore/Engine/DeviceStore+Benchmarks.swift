@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import Synchronization
 
 /// What `kvfs-bench` needs that the public API does not give: a journal kept
@@ -6,8 +8,8 @@ import Synchronization
 /// journal short, and checks what kvfs chose by measuring.
 extension DeviceStore {
     /// How many bytes this device's current journal segment must hold before a
-    /// write makes a compaction due (1 MiB; once a snapshot exists, twice its
-    /// size if more). A benchmark raises it to `Int.max` to write a journal of
+    /// write makes a compaction due (1 MiB, counted in its records' plain bytes,
+    /// sealed or not; once a snapshot exists, twice its size if more). A benchmark raises it to `Int.max` to write a journal of
     /// as many records as it asks for, each appended as any write is, none
     /// compacted away: what a device that has not compacted for long leaves
     /// for the others to read.
@@ -24,5 +26,16 @@ extension DeviceStore {
     @_spi(Benchmarks) public static var checksEachSignature: Bool {
         get { DeviceFolderReader.eachSignature.load(ordering: .relaxed) }
         set { DeviceFolderReader.eachSignature.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The seconds one Ed25519 signature of a chain head takes in this process, the mean of `count`:
+    /// what each write of a sealed store's program signs in its own write(2) (docs/sealed.md § Signing
+    /// at sync points), for a benchmark to say how much of a sealed write's cost it is.
+    @_spi(Benchmarks) public static func secondsPerSignature(count: Int) -> Double {
+        let key = Curve25519.Signing.PrivateKey()
+        let head = [UInt8](repeating: 0x5a, count: SHA256.byteCount)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<max(1, count) { _ = try? key.signature(for: head) }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(max(1, count))
     }
 }

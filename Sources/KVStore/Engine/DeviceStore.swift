@@ -180,7 +180,7 @@ public final class DeviceStore: Sendable {
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
         survey = FolderSurvey(sync: sync)
         ticker = Ticker()
-        signing = readOnly || context.sync.sealing == nil ? nil : SigningSchedule(queue: ticker.queue)
+        signing = readOnly || context.sync.sealing == nil ? nil : SigningSchedule()
         notifier.changeLog.setWriting(state.isPrimary)
         // Its snapshot is written now, so that other devices follow this folder again.
         if unfinishedCompaction { compactor.compact(engine) }

@@ -4,7 +4,7 @@ import Synchronization
 /// Runs a store's once-a-second work (the fsync that bounds how long a
 /// write waits to be durable, progress, health) on a queue of its own.
 final class Ticker: Sendable {
-    /// Where the work runs, one piece at a time; the store's signing schedule runs there too (``SigningSchedule``).
+    /// Where the work runs, one piece at a time.
     let queue = DispatchQueue(label: "kvfs.store.durability", qos: .utility)
     private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
     /// Marks the queue, so that ``stop()`` knows when it runs on it.

@@ -23,6 +23,12 @@ final class JournalWriter {
     private(set) var generation: UInt64
     /// Bytes in the current segment: what compaction weighs against the snapshot.
     private(set) var segmentBytes = 0
+    /// What the current segment's records would take plain: ``segmentBytes`` in a plain store; in a
+    /// sealed one, what its records take before they are padded and sealed, marks none. The floor
+    /// counts these, so a sealed segment, whose padded records take up to three times the bytes, is
+    /// compacted as often as a plain one. Another process's appends, and the segment found at open,
+    /// count as their file's bytes.
+    private(set) var segmentPlainBytes = 0
     private(set) var snapshotBytes = 0
     /// Records appended, and how many of them an fsync has made durable.
     private var appended: UInt64 = 0
@@ -35,7 +41,8 @@ final class JournalWriter {
     /// In a sealed store, the current segment's chain up to its end (nil in a plain store).
     private(set) var chain: RecordChain?
 
-    /// Segment size under which compaction is not worth it (tests lower it).
+    /// Segment size, counted in its records' plain bytes (``segmentPlainBytes``), under which compaction
+    /// is not worth it (tests lower it).
     var compactionFloor = 1 << 20
 
     /// Opens the folder for appending (creating it), claims it for this
@@ -58,6 +65,7 @@ final class JournalWriter {
             throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot cut torn tail")
         }
         segmentBytes = reader.tailOffset
+        segmentPlainBytes = reader.tailOffset
         chain = reader.tailChain
         if let snapshot = reader.snapshotGeneration {
             snapshotBytes = handle.entry(DeviceFolder.snapshotName(snapshot)).map { Int($0.size) } ?? 0
@@ -111,31 +119,33 @@ final class JournalWriter {
             return RecordLocation(generation: generation, inSnapshot: false, offset: offset, length: segmentBytes + end - offset)
         }
         segmentBytes += frames.bytes.count
+        segmentPlainBytes += frames.plainBytes
         appended += UInt64(records.count)
         return locations
     }
 
-    /// The frames of `records` one after the other in one buffer, and where
-    /// each ends in it: plain, or in a sealed store sealed as the segment's
+    /// The frames of `records` one after the other in one buffer, where
+    /// each ends in it, and the bytes their plain frames take: plain, or in a sealed store sealed as the segment's
     /// next records, unsigned (a mark signs them: ``sign()``) unless `signingLast`.
-    private func frames(of records: [JournalRecord], signingLast: Bool = false) -> (bytes: [UInt8], ends: [Int]) {
+    private func frames(of records: [JournalRecord], signingLast: Bool = false) -> (bytes: [UInt8], ends: [Int], plainBytes: Int) {
         var writer = ByteWriter(capacity: records.reduce(0) { $0 + RecordFrame.headerSize + RecordCodec.capacity(for: $1) })
         var ends: [Int] = []
         ends.reserveCapacity(records.count)
         if let keys = folder.sealing?.keys, let chain {
             var sealer = RecordSealer(keys: keys, chain: chain)
             defer { self.chain = sealer.chain }
+            var plainBytes = 0
             for (index, record) in records.enumerated() {
-                sealer.frame(record, signed: signingLast && index == records.count - 1, into: &writer)
+                plainBytes += sealer.frame(record, signed: signingLast && index == records.count - 1, into: &writer)
                 ends.append(writer.bytes.count)
             }
-        } else {
-            for record in records {
-                RecordFrame.append(record, to: &writer)
-                ends.append(writer.bytes.count)
-            }
+            return (writer.bytes, ends, plainBytes)
         }
-        return (writer.bytes, ends)
+        for record in records {
+            RecordFrame.append(record, to: &writer)
+            ends.append(writer.bytes.count)
+        }
+        return (writer.bytes, ends, writer.bytes.count)
     }
 
     /// In a sealed store, whether appends leave their records unsigned for a mark to sign at this
@@ -192,7 +202,8 @@ final class JournalWriter {
         guard reader.segmentGeneration >= generation else {
             throw .io(path: folder.segmentPath(generation), reason: "cannot read this device's journal to its end before appending to it")
         }
-        if reader.segmentGeneration != generation {
+        let followed = reader.segmentGeneration != generation
+        if followed {
             let next = try files.openForAppending(DeviceFolder.segmentName(reader.segmentGeneration), in: handle)
             // This process's appends to the segment it leaves are made durable with the next sync point's.
             if needsSync { retired = (segment, appended) }
@@ -206,6 +217,8 @@ final class JournalWriter {
         } catch {
             throw KVStoreError(error, path: folder.segmentPath(generation), doing: "cannot cut torn tail")
         }
+        // This process's own appends keep their plain count; the other processes' count as their bytes.
+        segmentPlainBytes = followed ? reader.tailOffset : min(reader.tailOffset, segmentPlainBytes + max(0, reader.tailOffset - segmentBytes))
         segmentBytes = reader.tailOffset
         chain = reader.tailChain
     }
@@ -248,8 +261,9 @@ final class JournalWriter {
         if let retired, synced >= retired.appended { self.retired = nil }
     }
 
-    /// Whether the segment has grown enough, next to the snapshot, to be worth compacting.
-    var shouldCompact: Bool { segmentBytes > max(compactionFloor, 2 * snapshotBytes) }
+    /// Whether the segment has grown enough, next to the snapshot, to be worth compacting: past the floor
+    /// in its records' plain bytes, and past twice the snapshot in the bytes of both (padded alike, sealed).
+    var shouldCompact: Bool { segmentPlainBytes > compactionFloor && segmentBytes > 2 * snapshotBytes }
 
     /// Whether the segment being appended to is still in the folder (someone
     /// may have deleted the folder, or a synchronizer propagated a deletion),
@@ -302,6 +316,7 @@ final class JournalWriter {
         self.handle = handle
         generation = next
         segmentBytes = 0
+        segmentPlainBytes = 0
         chain = folder.sealing.map { RecordChain(storeID: $0.keys.storeID, device: $0.keys.device, file: SealedFile(kind: .segment, generation: next)) }
         snapshotBytes = compaction.contents.estimatedSize
         synced = appended  // what the old segment holds, the compaction makes durable

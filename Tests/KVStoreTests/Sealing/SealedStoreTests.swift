@@ -205,4 +205,32 @@ struct SealedStoreTests {
             #expect(grep.status == 1, "\(text) found: \(grep)")
         }
     }
+
+    @Test("a sealed segment reaches the compaction floor in its records' plain bytes, not their padded sealed ones: it compacts as often as a plain one")
+    func compactionFloorCountsPlainBytes() throws {
+        defer { fixture.cleanup() }
+        let floor = 8192
+        let a = try fixture.open("a", compactionFloor: floor)
+        defer { a.close() }
+        let writer = { a.journal.folder.withLock { (bytes: $0.writer.segmentBytes, plain: $0.writer.segmentPlainBytes, generation: $0.writer.generation) } }
+        let snapshots = { DeviceFolder(path: fixture.folder(of: a)).listing().snapshots }
+        var index = 0
+        func write(until done: () -> Bool) throws {
+            while !done() && writer().generation == 1 && index < 5000 {
+                try a.set(.string("v\(index)"), forKey: StoreKey("k\(index % 20)"))
+                index += 1
+            }
+        }
+        try write { writer().bytes > floor }
+        let reached = writer()
+        #expect(reached.generation == 1 && reached.bytes > floor, "past the floor in sealed bytes without compacting")
+        #expect(reached.plain * 3 / 2 < reached.bytes, "padded sealed records take more bytes than their plain frames")
+        #expect(reached.plain <= floor, "short of the floor in plain bytes")
+        try a.flush()  // a compaction queued would be done by now
+        #expect(snapshots().isEmpty, "compacted while the records' plain bytes were under the floor")
+        try write { writer().plain > floor }
+        try a.flush()
+        #expect(!snapshots().isEmpty, "not compacted once the records' plain bytes passed the floor")
+        #expect(writer().generation == 2 && writer().plain <= writer().bytes, "counted again from the new segment")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Synchronization
 
 /// When a mount of a sealed store signs what it appended (docs/sealed.md
@@ -9,10 +10,14 @@ import Synchronization
 /// first. Other devices read the records once their mark is there. (A
 /// process without the lease signs at the end of each turn instead.)
 ///
-/// One timer, on the store's ticker queue: the first append of a burst arms
-/// it, a later one only notes its time (a write costs no timer), and when it
-/// fires it either signs (``DeviceStore/signAppends(waiting:)``) or moves
-/// itself to the burst's next deadline. The other sync points (the lease let
+/// One thread of the store's (started by its first such append) sleeps until
+/// the burst's next deadline, and either signs (``DeviceStore/signAppends(waiting:)``)
+/// or sleeps on to the next one. A write notes its time under a lock and makes no
+/// system call, but the first of a burst, which wakes the thread if it sleeps
+/// with nothing to sign. (A Dispatch timer, re-armed at each burst and each
+/// deadline, cost fsops through a sealed mount 1.1 to 1.6 system calls a
+/// write: `timerfd_settime`, `epoll_wait`, `epoll_ctl`, eventfd `write`s and
+/// `futex`es, and a sixth more context switches.) The other sync points (the lease let
 /// go, `flush()`, close, a compaction's close mark, the once-a-second tick)
 /// sign without it.
 final class SigningSchedule: Sendable {
@@ -23,74 +28,113 @@ final class SigningSchedule: Sendable {
     /// the most a write waits to be read by other devices, besides their synchronizer.
     static let bound: Duration = .milliseconds(20)
 
-    private let queue: DispatchQueue
-
     private struct State {
-        var timer: (any DispatchSourceTimer)?
         /// The first and last unsigned appends of the burst not signed yet (`DispatchTime` nanoseconds); nil when none.
         var burst: (first: UInt64, last: UInt64)?
+        /// When the journal was busy at the last try, not before which the next is made.
+        var retry: UInt64?
         var sign: (@Sendable () -> Bool)?
+        var threadStarted = false
+        var stopped = false
     }
 
     private let state = Mutex(State())
+    /// Wakes the thread: a burst began while it slept with nothing to sign, or the schedule stopped.
+    private let wake = DispatchSemaphore(value: 0)
 
-    /// A schedule whose timer runs on `queue` (the store's ticker's).
-    init(queue: DispatchQueue) {
-        self.queue = queue
-    }
+    /// The name of the schedule's thread (`ps -L`).
+    static let threadName = "kvfs-signer"
 
     /// Starts signing with `sign`, which returns false when the journal was busy (it is tried again after ``idle``).
     func start(_ sign: @escaping @Sendable () -> Bool) {
-        state.withLock { state in
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.fire() }
-            timer.resume()
-            state.timer = timer
+        let wakes = state.withLock { state in
             state.sign = sign
-            if state.burst != nil { timer.schedule(deadline: .now() + Self.idle.dispatch) }
+            state.stopped = false
+            return state.burst != nil && state.threadStarted
         }
+        if wakes { wake.signal() }
+        startThreadIfBursting()
     }
 
-    /// Stops the timer: at close, which signs itself.
+    /// Stops the thread (it ends at its next wake-up): at close, which signs itself.
     func stop() {
-        state.withLock { state in
-            state.timer?.cancel()
-            state.timer = nil
-        }
+        state.withLock { $0.stopped = true }
+        wake.signal()
     }
 
     /// Notes that this process appended records unsigned, now.
     func appended() {
         let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { state in
+        let began = state.withLock { state in
             if let burst = state.burst {
                 state.burst = (burst.first, now)
-            } else {
-                state.burst = (now, now)
-                state.timer?.schedule(deadline: .now() + Self.idle.dispatch)
+                return false
             }
+            state.burst = (now, now)
+            return true
         }
+        guard began else { return }
+        wake.signal()  // the thread waits with nothing to sign: one futex wake a burst
+        startThreadIfBursting()
     }
 
-    /// The timer fired: signs when the burst has been idle long enough or has lasted its bound, else waits
-    /// on. When the journal is busy (a write in its turn), it tries again after ``idle``, the burst's
-    /// bound kept: a stream of writes cannot put its mark off.
-    private func fire() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let due: (sign: @Sendable () -> Bool, first: UInt64)? = state.withLock { state in
-            guard let burst = state.burst, let sign = state.sign else { return nil }
-            let deadline = min(burst.last + Self.idle.nanoseconds, burst.first + Self.bound.nanoseconds)
-            guard now >= deadline else {
-                state.timer?.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
-                return nil
-            }
-            state.burst = nil  // appends from now on start the next burst
-            return (sign, burst.first)
+    /// The first burst after ``start(_:)`` starts the thread: a store that never holds the lease (a
+    /// library program) never has one.
+    private func startThreadIfBursting() {
+        let starts = state.withLock { state in
+            guard state.sign != nil, state.burst != nil, !state.threadStarted, !state.stopped else { return false }
+            state.threadStarted = true
+            return true
         }
-        guard let due, !due.sign() else { return }
-        state.withLock { state in
-            state.burst = (min(state.burst?.first ?? due.first, due.first), state.burst?.last ?? now)
-            state.timer?.schedule(deadline: .now() + Self.idle.dispatch)
+        guard starts else { return }
+        let thread = Thread { [self] in
+            ThreadName.set(Self.threadName)
+            run()
+        }
+        thread.start()
+    }
+
+    /// What the thread does next.
+    private enum Step {
+        case stop
+        /// Nothing to sign: sleeps until a burst begins.
+        case waitForBurst
+        case sleep(until: UInt64)
+        case sign(@Sendable () -> Bool, first: UInt64)
+    }
+
+    /// The thread: signs each burst when it has been idle long enough or has lasted its bound, sleeping
+    /// until then. When the journal is busy (a write in its turn), it tries again after ``idle``, the
+    /// burst's bound kept: a stream of writes cannot put its mark off.
+    private func run() {
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let step: Step = state.withLock { state in
+                guard !state.stopped else {
+                    state.threadStarted = false
+                    return .stop
+                }
+                guard let burst = state.burst, let sign = state.sign else { return .waitForBurst }
+                let deadline = max(min(burst.last + Self.idle.nanoseconds, burst.first + Self.bound.nanoseconds), state.retry ?? 0)
+                guard now >= deadline else { return .sleep(until: deadline) }
+                state.burst = nil  // appends from now on start the next burst
+                state.retry = nil
+                return .sign(sign, first: burst.first)
+            }
+            switch step {
+            case .stop:
+                return
+            case .waitForBurst:
+                wake.wait()
+            case let .sleep(until: deadline):
+                _ = wake.wait(timeout: DispatchTime(uptimeNanoseconds: deadline))
+            case let .sign(sign, first):
+                guard !sign() else { continue }
+                state.withLock { state in
+                    state.burst = (min(state.burst?.first ?? first, first), state.burst?.last ?? now)
+                    state.retry = DispatchTime.now().uptimeNanoseconds + Self.idle.nanoseconds
+                }
+            }
         }
     }
 }
@@ -98,6 +142,4 @@ final class SigningSchedule: Sendable {
 private extension Duration {
     /// The duration in whole nanoseconds.
     var nanoseconds: UInt64 { UInt64(components.seconds) * 1_000_000_000 + UInt64(components.attoseconds / 1_000_000_000) }
-    /// The duration as a `DispatchTimeInterval`.
-    var dispatch: DispatchTimeInterval { .nanoseconds(Int(nanoseconds)) }
 }

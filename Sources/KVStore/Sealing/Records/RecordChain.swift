@@ -60,7 +60,7 @@ struct RecordChain: Equatable, Sendable {
         var hash = SHA256()
         hash.update(data: head)
         hash.update(bufferPointer: payload)
-        head = Array(hash.finalize())
+        head = hash.finalize().withUnsafeBytes { Array($0) }  // not through the digest's Sequence, byte by byte
         count += 1
         isSigned = false
     }

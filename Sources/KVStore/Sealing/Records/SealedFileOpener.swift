@@ -122,11 +122,14 @@ struct RecordSealer {
         return writer.bytes
     }
 
-    /// Appends `record`'s sealed frame to `writer`, sealed in place after its header.
-    mutating func frame(_ record: JournalRecord, signed: Bool, into writer: inout ByteWriter) {
+    /// Appends `record`'s sealed frame to `writer`, sealed in place after its header. Returns the size of
+    /// its plain frame: what the record takes unsealed (``JournalWriter/segmentPlainBytes``).
+    @discardableResult
+    mutating func frame(_ record: JournalRecord, signed: Bool, into writer: inout ByteWriter) -> Int {
         let plain = RecordCodec.encode(record)
         writer.bytes.reserveCapacity(writer.bytes.count + RecordFrame.headerSize + SealedRecord.size(sealing: plain.count, signed: signed))
         RecordFrame.append(to: &writer) { SealedRecord.seal(plain, keys: keys, chain: &chain, signed: signed, into: &$0) }
+        return RecordFrame.headerSize + plain.count
     }
 
     /// Appends a mark's frame to `writer`: the signature of the chain so far (``SealedRecord/mark(keys:chain:into:)``).

@@ -76,17 +76,24 @@ enum SealedRecord {
     static func seal(_ plain: [UInt8], keys: SealingKeys, chain: inout RecordChain, signed: Bool, into writer: inout ByteWriter) {
         let start = writer.bytes.count
         writeBound(flags: signed ? signedFlag : 0, keys: keys, chain: chain, into: &writer)
+        // What the nonce's MAC takes, in one buffer (one update of it, not three): the chain's head, the
+        // bound bytes and the padded plaintext, which is sealed from there. Nothing here keeps a slice of
+        // `writer`: one kept alive while the box is appended made that append copy the whole buffer, a
+        // snapshot's 256 KiB for each record a compaction sealed.
         let bucket = bucket(for: plain.count)
-        var padded: [UInt8] = []
-        padded.reserveCapacity(bucket)
-        padded += plain
-        padded.append(0x80)
-        padded += repeatElement(0, count: bucket - padded.count)
-        let bound = writer.bytes[start...]
+        let paddedStart = chain.head.count + boundSize
+        var message: [UInt8] = []
+        message.reserveCapacity(paddedStart + bucket)
+        message += chain.head
+        message += writer.bytes[start...]
+        message += plain
+        message.append(0x80)
+        message += repeatElement(0, count: paddedStart + bucket - message.count)
+        let authenticated = chain.origin + message[chain.head.count..<paddedStart]
         // The membership always holds the current epoch's key: a SealingKeys without it is a broken contract.
         guard let key = keys.storeKey(epoch: keys.currentEpoch),
-              let nonce = try? ChaChaPoly.Nonce(data: ownNonce(key: keys.ownNonceMAC, head: chain.head, bound: bound, padded: padded)),
-              let box = try? ChaChaPoly.seal(padded, using: key, nonce: nonce, authenticating: chain.origin + bound) else {
+              let nonce = try? ChaChaPoly.Nonce(data: ownNonce(key: keys.ownNonceMAC, message: message)),
+              let box = try? ChaChaPoly.seal(message[paddedStart...], using: key, nonce: nonce, authenticating: authenticated) else {
             preconditionFailure("SealingKeys lacks the key of its current epoch \(keys.currentEpoch)")
         }
         writer.raw(box.combined)  // nonce, ciphertext, tag: the payload's layout
@@ -127,7 +134,14 @@ enum SealedRecord {
         var mac = key
         head.withUnsafeBytes { mac.update(data: $0) }
         bound.withUnsafeBytes { mac.update(data: $0) }
-        padded.withUnsafeBytes { mac.update(data: $0) }
+        return ownNonce(key: mac, message: padded)
+    }
+
+    /// The first 12 bytes of the MAC `key` (as far as it has been fed) of `message`: a record's nonce
+    /// when `message` is the chain's head before it, its bound bytes and its padded plaintext in one buffer.
+    static func ownNonce(key: HMAC<SHA256>, message: some ContiguousBytes) -> [UInt8] {
+        var mac = key
+        message.withUnsafeBytes { mac.update(data: $0) }
         return mac.finalize().withUnsafeBytes { Array($0.prefix(nonceSize)) }
     }
 
