@@ -2,7 +2,7 @@ import Foundation
 
 /// Delivery: which devices have read this device's writes (docs/sync.md § Delivery).
 extension DeviceStore {
-    /// How often ``waitUntilDelivered(keys:timeout:)`` looks at the other devices' progress.
+    /// How often ``waitUntilDelivered(keys:timeout:staleAfter:)`` looks at the other devices' progress.
     static let deliveryPollInterval: Duration = .milliseconds(10)
 
     /// The devices that have read `key`'s current version: this one first,
@@ -28,7 +28,7 @@ extension DeviceStore {
     /// that have not read this device's latest writes of `keys` (of every
     /// key when nil), by name. While there are any, the others are asked to
     /// publish promptly what they read of this device (`waiting.json`):
-    /// ``waitUntilDelivered(keys:timeout:)`` and `kvfs wait` look here.
+    /// ``waitUntilDelivered(keys:timeout:staleAfter:)`` and `kvfs wait` look here.
     public func devicesLacking(latestWritesOf keys: [StoreKey]? = nil, staleAfter: TimeInterval = DeviceStore.staleAfter) -> [DeviceInfo] {
         let folders = survey.survey()
         let inputs = engine.withLock { $0.statusInputs(present: folders.keys) }
@@ -45,13 +45,15 @@ extension DeviceStore {
         if waits.ask(for: [device], standing: folders[deviceID]?.waiting) { notifier.committed() }
     }
 
-    /// Waits until every device counted as active has read this device's
-    /// latest writes of `keys` (of every key when nil), or `timeout` has
-    /// passed; returns the devices that have not (empty: delivered).
-    public func waitUntilDelivered(keys: [StoreKey]? = nil, timeout: Duration) async -> [DeviceInfo] {
+    /// Waits until every device counted as active (heard from within
+    /// `staleAfter`) has read this device's latest writes of `keys` (of every
+    /// key when nil), or `timeout` has passed; returns the devices that have
+    /// not (empty: delivered).
+    public func waitUntilDelivered(keys: [StoreKey]? = nil, timeout: Duration,
+                                   staleAfter: TimeInterval = DeviceStore.staleAfter) async -> [DeviceInfo] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let lacking = devicesLacking(latestWritesOf: keys)
+            let lacking = devicesLacking(latestWritesOf: keys, staleAfter: staleAfter)
             guard !lacking.isEmpty, ContinuousClock.now < deadline else { return lacking }
             try? await Task.sleep(for: min(Self.deliveryPollInterval, deadline - ContinuousClock.now))
         }
