@@ -41,7 +41,7 @@ struct WriterClaimTests {
     }
 
     /// The ways another claim can come to stand under the name `writer.json` once this device's claim is
-    /// settled (an append then only asks the descriptor it holds, WriterClaim.confirm): each must still be seen.
+    /// settled (an append then reads only the name's status, WriterClaim.confirm): each must still be seen.
     enum Takeover: String, CaseIterable, CustomTestStringConvertible {
         case renamedOver = "a copy's claim renamed over it, as a synchronizer writes"
         case renamedAway = "it renamed away, a copy's claim written under the name"
@@ -60,7 +60,7 @@ struct WriterClaimTests {
         defer { store.close() }
         try store.set(.integer(1), forKey: "k")
         Thread.sleep(forTimeInterval: WriterClaim.FileStamp.settled + 0.2)
-        try store.set(.integer(2), forKey: "k")  // confirms the claim as settled: from now on one fstat of the held file
+        try store.set(.integer(2), forKey: "k")  // confirms the claim as settled: from now on one fstatat of its name
         let path = Self.folder(of: store) + "/" + WriterClaim.fileName
         let claim = Data(Self.foreignClaim(of: store))
         let manager = FileManager.default

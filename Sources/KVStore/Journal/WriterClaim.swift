@@ -80,27 +80,25 @@ final class WriterClaim: Sendable {
     private struct State {
         /// The claim file's bytes as last found holding this session's nonce: the same bytes need no decoding.
         var confirmed: [UInt8]?
-        /// The claim file last found holding this session's nonce, held open, its status then, and whether
-        /// that status was found settled (``FileStamp/isSettled(now:)``) since (``confirm(in:)``).
-        var held: (file: FileDescriptor, stamp: FileStamp, settled: Bool)?
+        /// The claim file last found holding this session's nonce, held open, and its status then (``confirm(in:)``).
+        var held: (file: FileDescriptor, stamp: FileStamp)?
         /// Why this process writes no more: another state directory's process took the folder.
         var displacement: KVStoreError?
     }
 
-    /// What `fstat` tells of a claim file, all of which a change to it, or to the names it has, changes:
-    /// a name of it removed or renamed changes its link count or its status change time.
+    /// What `fstatat` tells of a claim file, all of which a change to it changes.
     struct FileStamp: Equatable {
-        var device: UInt64, inode: UInt64, size: Int64, links: UInt64
+        var device: UInt64, inode: UInt64, size: Int64
         var modified: timespec, changed: timespec
 
         init(_ status: Stat) {
             let raw = status.rawValue
-            (device, inode, size, links) = (UInt64(raw.st_dev), UInt64(raw.st_ino), Int64(raw.st_size), UInt64(raw.st_nlink))
+            (device, inode, size) = (UInt64(raw.st_dev), UInt64(raw.st_ino), Int64(raw.st_size))
             (modified, changed) = (raw.st_mtim, raw.st_ctim)
         }
 
         static func == (a: FileStamp, b: FileStamp) -> Bool {
-            (a.device, a.inode, a.size, a.links) == (b.device, b.inode, b.size, b.links)
+            (a.device, a.inode, a.size) == (b.device, b.inode, b.size)
                 && (a.modified.tv_sec, a.modified.tv_nsec, a.changed.tv_sec, a.changed.tv_nsec)
                 == (b.modified.tv_sec, b.modified.tv_nsec, b.changed.tv_sec, b.changed.tv_nsec)
         }
@@ -174,31 +172,23 @@ final class WriterClaim: Sendable {
     /// writes no more. A claim that has gone (the folder was removed and is
     /// being written again) is made anew.
     ///
-    /// Before every append, so in one `fstat` of a descriptor, no path looked
-    /// up: the claim file found holding this session's nonce is held open,
-    /// and while it has the same size, times and link count, the name still
-    /// names it and it is unchanged. A copy's claim is written to a new file
-    /// and renamed into place, as a synchronizer does, and whatever takes the
-    /// name from the held file (a rename over it, `rm`, a rename away, the
-    /// folder removed) changes its link count or its status change time; a
-    /// write in place changes its times, unless within the filesystem's time
-    /// granularity of the last change, which is why a file changed less than
+    /// Before every append, so in one `fstatat`: the claim file found holding
+    /// this session's nonce is held open, so no new file can get its inode
+    /// number, and while the file there has that inode and the same size and
+    /// times, it is that file unchanged (a copy's claim is written to a new
+    /// file and renamed into place, as a synchronizer does; a write in place
+    /// changes its times, unless within the filesystem's time granularity of
+    /// the last change, which is why a file changed less than
     /// ``FileStamp/settled`` before it was read is read again each time,
-    /// through the descriptor held (one `pread` more, rather than an open,
-    /// a read and a close, for the first seconds of every mount). A
-    /// descriptor that cannot be asked (a network filesystem's stale handle)
-    /// counts as a change. Otherwise the claim is read by its name, and its
-    /// nonce compared: a claim replaced under the same inode number is
-    /// another's all the same.
+    /// through the descriptor held: one `pread` more, rather than an open,
+    /// a read and a close, for the first seconds of every mount).
+    /// Otherwise the claim is read, and its nonce compared: a claim replaced
+    /// under the same inode number is another's all the same.
     func confirm(in folder: Folder) throws(KVStoreError) {
         try state.withLock { state throws(KVStoreError) in
             if let displacement = state.displacement { throw displacement }
-            if let held = state.held, let status = try? held.file.stat(), FileStamp(status) == held.stamp, held.stamp.links > 0 {
-                if held.settled { return }
-                if held.stamp.isSettled() {
-                    state.held?.settled = true
-                    return
-                }
+            if let held = state.held, let status = folder.entry(Self.fileName), FileStamp(status) == held.stamp {
+                if held.stamp.isSettled() { return }
                 // Changed lately, it may have changed in place since without its status showing it: its
                 // bytes are read again, through the descriptor held (the file the name still names).
                 if let bytes = try? folder.read(held.file, named: Self.fileName, limit: SyncDirectory.smallFileLimit),
@@ -230,7 +220,7 @@ final class WriterClaim: Sendable {
             return
         }
         try? state.held?.file.close()
-        state.held = (file, FileStamp(status), false)
+        state.held = (file, FileStamp(status))
     }
 
     deinit {
