@@ -2,7 +2,8 @@
 # Benchmarks kvfs against yardsticks in one run (issue 11), as root:
 #  1. fsops: create, overwrite, read, warm read, stat, readdir and unlink
 #     through syscalls, on tmpfs, memfs and memfs_ll (the smallest libfuse
-#     filesystems: what FUSE itself costs) and kvfs, rounds interleaved;
+#     filesystems: what FUSE itself costs), kvfs, and kvfs with its store sealed
+#     (what sealing costs a mount's writes and reads), rounds interleaved;
 #  2. `ls -l` of 1000 keys, and a shell loop creating, overwriting and reading 1000 keys;
 #  3. FUSE requests per shell operation, counted from `-d` (debug) output, kvfs next to memfs;
 #  4. overwrite latency (p50, p99) during a 30 s write loop with the journal on
@@ -155,12 +156,15 @@ cc -O2 -Wall "$yardsticks/memfs_ll.c" $(pkg-config --cflags --libs fuse3) -o "$w
 ready() { for _ in $(seq 1 200); do mountpoint -q "$1" && return 0; sleep 0.05; done; echo "no mount at $1" >&2; return 1; }
 
 # ---- 1 and 2: fsops, ls -l and the shell loop, on each filesystem ----
-fss=(tmpfs memfs memfs_ll kvfs)
-mkdir -p "$work"/{tmpfs,memfs,memfs_ll,kvfs,sync,state}
+# kvfs-sealed: the same store sealed (docs/sealed.md), sealed by `kvfs seal` before it is mounted: what sealing costs a mount.
+fss=(tmpfs memfs memfs_ll kvfs kvfs-sealed)
+mkdir -p "$work"/{tmpfs,memfs,memfs_ll,kvfs,kvfs-sealed,sync,state}
 mount -t tmpfs -o size=64m tmpfs "$work/tmpfs" && mounts+=("$work/tmpfs")
 "$work/bin/memfs" "$work/memfs" && mounts+=("$work/memfs")
 "$work/bin/memfs_ll" "$work/memfs_ll" && mounts+=("$work/memfs_ll")
 "$bin/kvfs" mount "$work/kvfs" --sync-dir "$work/sync" --state-dir "$work/state" && mounts+=("$work/kvfs")
+"$bin/kvfs" seal --sync-dir "$work/sync-sealed" --state-dir "$work/state-sealed" > /dev/null
+"$bin/kvfs" mount "$work/kvfs-sealed" --sync-dir "$work/sync-sealed" --state-dir "$work/state-sealed" && mounts+=("$work/kvfs-sealed")
 pid=$(jq -r .pid "$work/kvfs/.kvfs/status")
 # What the daemon spends besides the answers: its CPU time (utime + stime, in clock ticks), and the
 # wake-ups of its sync watcher (the thread named kvfs-watcher), which its own appends must not cause one each.
@@ -215,18 +219,18 @@ for line in open(sys.argv[1]):
 for line in open(sys.argv[2]):
     fs, op, value = line.rstrip("\n").split("\t")
     rows.setdefault(op, collections.defaultdict(list))[fs].append(float(value))
-fss = ["tmpfs", "memfs", "memfs_ll", "kvfs"]
-print(f"{'operation':46}" + "".join(f"{f:>10}" for f in fss) + f"{'kvfs/memfs':>12}{'kvfs/ll':>9}")
+fss = ["tmpfs", "memfs", "memfs_ll", "kvfs", "kvfs-sealed"]
+print(f"{'operation':46}" + "".join(f"{f:>12}" for f in fss) + f"{'kvfs/memfs':>12}{'kvfs/ll':>9}{'sealed/kvfs':>13}")
 for op, v in rows.items():
     med = {f: statistics.median(v[f]) for f in fss}
-    print(f"{op:46}" + "".join(f"{med[f]:>10.0f}" if med[f] >= 100 else f"{med[f]:>10.1f}" for f in fss)
-          + f"{med['kvfs']/med['memfs']:>12.2f}{med['kvfs']/med['memfs_ll']:>9.2f}")
+    print(f"{op:46}" + "".join(f"{med[f]:>12.0f}" if med[f] >= 100 else f"{med[f]:>12.1f}" for f in fss)
+          + f"{med['kvfs']/med['memfs']:>12.2f}{med['kvfs']/med['memfs_ll']:>9.2f}{med['kvfs-sealed']/med['kvfs']:>13.2f}")
 PY
 echo "kvfs daemon RSS after these runs: $((rss_after_fsops / 1024)) MiB"
 echo "kvfs daemon during these runs: $writes_fsops writes, $(( cpu_fsops * 1000 / $(getconf CLK_TCK) )) ms of CPU, its sync watcher woke $wakeups_fsops times"
 
 # ---- 3: FUSE requests per shell operation ----
-"$bin/kvfs" unmount "$work/kvfs"; forget "$work/kvfs"
+for m in "$work/kvfs" "$work/kvfs-sealed"; do "$bin/kvfs" unmount "$m"; forget "$m"; done
 fusermount3 -u "$work/memfs"; forget "$work/memfs"
 mkdir -p "$work/kvfs-d" "$work/memfs-d"
 "$bin/kvfs" mount "$work/kvfs-d" --sync-dir "$work/sync-d" --state-dir "$work/state-d" -d 2> "$work/kvfs.debug" &

@@ -31,6 +31,20 @@ struct SealedSandboxTests {
             #expect(output == "secret-one\nsecret-two\nsecret-three\n".repeated(2) + "3\n1\nnothing in the clear\n", "\(output)")
         }
     }
+
+    @Test("a program that writes and ends at once, its store never closed, is read by another device: it signs its write as it exits")
+    func aProgramSignsAsItExits() throws {
+        try withSandbox(.sealed) { sandbox in
+            // The probe's device has no other process: no mount's tick, no later open signs for it.
+            let output = try sandbox.ok(#"""
+                KVFS_STORE=probe \#(MountEnvironment.productsDirectory.path)/kvfs-store-probe set k written-then-exited
+                mkdir $T/other && kvfs mount $T/other --store probe --state-dir $T/other-state
+                for i in $(seq 100); do [ -f $T/other/k ] && break; sleep 0.1; done
+                cat $T/other/k; kvfs unmount $T/other
+                """#)
+            #expect(output == "written-then-exited\n", "\(output)")
+        }
+    }
 }
 
 private extension String {

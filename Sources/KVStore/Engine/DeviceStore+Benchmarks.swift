@@ -29,8 +29,8 @@ extension DeviceStore {
     }
 
     /// The seconds one Ed25519 signature of a chain head takes in this process, the mean of `count`:
-    /// what each write of a sealed store's program signs in its own write(2) (docs/sealed.md § Signing
-    /// at sync points), for a benchmark to say how much of a sealed write's cost it is.
+    /// what a sealed write would cost more if it signed its own record rather than leave it to a mark
+    /// (docs/sealed.md § Signing at sync points), for a benchmark to say.
     @_spi(Benchmarks) public static func secondsPerSignature(count: Int) -> Double {
         let key = Curve25519.Signing.PrivateKey()
         let head = [UInt8](repeating: 0x5a, count: SHA256.byteCount)

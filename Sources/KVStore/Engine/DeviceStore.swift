@@ -367,7 +367,7 @@ public final class DeviceStore: Sendable {
                 written = try attempt()
             }
             guard let outcome = written else { return }
-            if journal.isLeasedNow { signing?.appended() }  // sealed: its mark follows (docs/sealed.md § Signing at sync points)
+            signing?.appended()  // sealed: its mark follows (docs/sealed.md § Signing at sync points)
             for record in outcome.records { notifier.appended(record) }
             if outcome.compactionDue { compactWhenDue() }
             notifier.committed()

@@ -89,9 +89,7 @@ final class JournalWriter {
     /// store) for the same process: with the same claim and files, or refusing writes as this one does.
     func reopened(on folder: DeviceFolder, recoveredBy reader: DeviceFolderReader) throws(KVStoreError) -> JournalWriter {
         guard let claim else { return JournalWriter(refusingWritesTo: folder) }
-        let writer = try JournalWriter(folder: folder, recoveredBy: reader, claim: claim, files: files)
-        writer.defersSigning = defersSigning
-        return writer
+        return try JournalWriter(folder: folder, recoveredBy: reader, claim: claim, files: files)
     }
 
     /// Appends records with one write(2). What must be seen whole is one
@@ -104,7 +102,7 @@ final class JournalWriter {
         let handle = try writableHandle()
         try claim?.confirm(in: handle)
         let chainBefore = chain
-        let frames = frames(of: records, signingLast: !defersSigning)
+        let frames = frames(of: records)
         guard let segment else { throw .readOnly(path: folder.path) }
         do throws(SystemCallError) {
             try segment.append(frames.bytes)
@@ -126,7 +124,8 @@ final class JournalWriter {
 
     /// The frames of `records` one after the other in one buffer, where
     /// each ends in it, and the bytes their plain frames take: plain, or in a sealed store sealed as the segment's
-    /// next records, unsigned (a mark signs them: ``sign()``) unless `signingLast`.
+    /// next records, unsigned (a mark signs them at the process's next sync point: ``sign()``, docs/sealed.md
+    /// § Signing at sync points) unless `signingLast`.
     private func frames(of records: [JournalRecord], signingLast: Bool = false) -> (bytes: [UInt8], ends: [Int], plainBytes: Int) {
         var writer = ByteWriter(capacity: records.reduce(0) { $0 + RecordFrame.headerSize + RecordCodec.capacity(for: $1) })
         var ends: [Int] = []
@@ -147,12 +146,6 @@ final class JournalWriter {
         }
         return (writer.bytes, ends, writer.bytes.count)
     }
-
-    /// In a sealed store, whether appends leave their records unsigned for a mark to sign at this
-    /// process's next sync point (``sign()``): in a process that may keep the journal between its turns
-    /// (a mount: `OwnJournal.allowLease`). Otherwise an append signs its last record itself, in its one
-    /// write(2), so that a program's write reaches other devices as it returns with no mark after it.
-    var defersSigning = false
 
     /// In a sealed store, whether the segment ends with records no signature covers yet
     /// (the device's appends since its last mark: ``sign()``).

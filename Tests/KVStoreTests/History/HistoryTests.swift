@@ -78,12 +78,12 @@ struct HistoryTests {
         try c.set(.string("c's"), forKey: "k")
         try c.set(.string("only c"), forKey: "c")
         try c.removeValue(forKey: "c")
-        for store in [a, b] { store.refresh() }
+        for store in [a, b] { store.refresh(after: a, b, c) }
         try a.removeValue(forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         try b.set(.integer(3), forKey: "k")
-        a.refresh()
-        c.refresh()
+        a.refresh(after: b)
+        c.refresh(after: a, b)
         let before = summary(a, "k")
         #expect(before.count == 5, "\(before)")
         #expect(summary(b, "k") == before && summary(c, "k") == before)
@@ -237,14 +237,14 @@ struct HistoryTests {
         try a.set(.string("first"), forKey: "k")
         try a.set(.string("second"), forKey: "k")
         try a.restore(try #require(a.history(forKey: "k").first), forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         #expect(b.value(forKey: "k") == .string("first") && b.history(forKey: "k").count == 3)
         try b.removeValue(forKey: "k")
-        a.refresh()
+        a.refresh(after: b)
         #expect(a.value(forKey: "k") == nil)
         let restored = try a.undelete("k")
         #expect(restored.value == nil && restored.stamp == a.history(forKey: "k")[2].stamp)
-        b.refresh()
+        b.refresh(after: a)
         #expect(b.value(forKey: "k") == .string("first"))
         #expect(b.history(forKey: "k").last?.deviceName == "a")
         #expect(throws: KVStoreError.noSuchVersion(key: "k", reason: "'k' is not removed (`kvfs restore` brings back any version)")) {
@@ -253,7 +253,7 @@ struct HistoryTests {
         #expect(throws: KVStoreError.self) { try a.undelete("never") }
         let removal = try #require(b.history(forKey: "k").first { $0.isRemoval })
         try a.restore(removal, forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         #expect(b.value(forKey: "k") == nil)
     }
 
@@ -264,7 +264,7 @@ struct HistoryTests {
         defer { a.close(); b.close(); fixture.cleanup() }
         try a.set(.integer(1), forKey: "k")
         try a.removeValue(forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         b.publishProgress()
         a.refresh()
         a.compact()

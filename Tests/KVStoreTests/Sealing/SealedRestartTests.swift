@@ -19,11 +19,12 @@ struct SealedRestartTests {
         defer { a.close() }
         var b = try fixture.open("b")
         for index in 0..<3 { try a.set(.string("old \(index)"), forKey: "k\(index)") }
+        a.reachSyncPoint()
         let folder = fixture.folder(of: a), old = fixture.root.path + "/old", real = fixture.root.path + "/real"
         try copyFolder(folder, to: old)
         try a.set(.string("new 0"), forKey: "k0")
         try a.set(.string("after"), forKey: "k9")
-        _ = b.refresh()
+        b.refresh(after: a)
         let expected: [StoreKey: PropertyListValue] = ["k0": .string("new 0"), "k1": .string("old 1"), "k2": .string("old 2"), "k9": .string("after")]
         #expect(b.values == expected)
         b.close()

@@ -65,16 +65,21 @@ struct SealedSigningTests {
         try Files.writeAtomically(path, bytes + writer.bytes)
     }
 
-    @Test("a program's write is signed as it returns; a mount's reaches another device only with its mark: held back before it, read once a sync point signs it")
+    @Test("a program's write and a mount's are appended unsigned and reach another device only with their mark: held back before it, read once a sync point signs it")
     func otherDevicesWaitForTheMark() throws {
         defer { fixture.cleanup() }
         let program = try fixture.open("p"), b = try fixture.open("b")
         defer { program.close(); b.close() }
         holdMarks(program)
-        try program.set(.string("at once"), forKey: "p")
-        #expect(try flags(segment(of: program)).last == 1, "a process that may not keep the journal signs its write in it, no mark after")
+        try program.set(.string("marked"), forKey: "p")
+        #expect(!program.journal.isLeasedNow)
+        #expect(try flags(segment(of: program)).last == 0, "a program's write is appended unsigned too")
         _ = b.refresh()
-        #expect(b.value(forKey: "p") == .string("at once"))
+        #expect(b.value(forKey: "p") == nil, "b read a record no mark signs")
+        try program.flush()  // a sync point (synchronize() is one too)
+        #expect(try flags(segment(of: program)).suffix(2) == [0, 3])
+        _ = b.refresh()
+        #expect(b.value(forKey: "p") == .string("marked"))
         let (a, watcher) = try mounted("a")
         defer { watcher.stop(); a.close() }
         holdMarks(a)
@@ -88,6 +93,28 @@ struct SealedSigningTests {
         _ = b.refresh()
         #expect(b.value(forKey: "k") == .string("first"))
         #expect(!fixture.warnings.contain("refused"))
+    }
+
+    @Test("a program's writes are marked by its schedule once it is idle, one mark for a burst; what it left unsigned is signed as it exits")
+    func aProgramMarksItsBursts() throws {
+        defer { fixture.cleanup() }
+        let program = try fixture.open("p"), b = try fixture.open("b")
+        defer { program.close(); b.close() }
+        for index in 0..<20 { try program.set(.integer(Int64(index)), forKey: StoreKey("k\(index)")) }
+        try waitUntil(seconds: 5, "the mark of the burst", every: 0.001) { try flags(segment(of: program)).last == 3 }
+        let marked = try flags(segment(of: program))
+        #expect(marked.filter { $0 == 0 }.count == 20 && marked.filter { $0 == 3 }.count < 20, "\(marked)")
+        _ = b.refresh()
+        #expect(b.values.count == 20)
+        // The schedule held off (as when the process ends before the idle delay passes): exit signs.
+        program.ticker.stop()
+        program.signing?.delays = (idle: .seconds(3600), bound: .seconds(3600))
+        try program.set(.string("last"), forKey: "last")
+        #expect(try flags(segment(of: program)).last == 0)
+        SigningSchedule.signAtExit()
+        #expect(try flags(segment(of: program)).suffix(2) == [0, 3])
+        _ = b.refresh()
+        #expect(b.value(forKey: "last") == .string("last"))
     }
 
     @Test("a mount's burst of writes longer than the bound is marked within it, a write alone once the writer is idle, each mark after unsigned records")

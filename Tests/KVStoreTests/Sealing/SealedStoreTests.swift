@@ -13,7 +13,8 @@ struct SealedStoreTests {
 
     init() { TestSealing.seal(fixture.root.path + "/sync") }
 
-    /// A sealed store of devices a and b, a having written `count` values (one write each) that b has read.
+    /// A sealed store of devices a and b, a having written `count` values (one write each) that b has read:
+    /// a's segment holds `count` records and the mark that signs them.
     func twoDevices(_ count: Int = 3) throws -> (DeviceStore, DeviceStore, [StoreKey: PropertyListValue]) {
         let a = try fixture.open("a"), b = try fixture.open("b")
         var expected: [StoreKey: PropertyListValue] = [:]
@@ -21,7 +22,7 @@ struct SealedStoreTests {
             try a.set(.string("secret \(index)"), forKey: "k\(index)")
             expected["k\(index)"] = .string("secret \(index)")
         }
-        _ = b.refresh()
+        b.refresh(after: a)
         #expect(b.values == expected)
         return (a, b, expected)
     }
@@ -58,7 +59,7 @@ struct SealedStoreTests {
         let (a, b, _) = try twoDevices()
         defer { a.close(); b.close() }
         try b.set(.integer(7), forKey: "k0")
-        _ = a.refresh()
+        a.refresh(after: b)
         #expect(a.value(forKey: "k0") == .integer(7))
         let versions = a.history(forKey: "k0")
         #expect(versions.count == 2)
@@ -88,14 +89,14 @@ struct SealedStoreTests {
         defer { fixture.cleanup() }
         let (a, b, expected) = try twoDevices(1)
         defer { a.close(); b.close() }
-        try b.set(.string("b0"), forKey: "b0")
-        try b.set(.string("b1"), forKey: "b1")
+        for key in ["b0", "b1", "b2"] { try b.set(.string(key), forKey: StoreKey(key)) }
+        b.reachSyncPoint()
         let c = try fixture.open("c")
         defer { c.close() }
-        // b's second record has index 1, the index a's next record would have.
-        try append(try split(segment(of: b))[1], to: segment(of: a))
+        // b's third record has index 2, the index a's next frame would have (its record 0, then its mark).
+        try append(try split(segment(of: b))[2], to: segment(of: a))
         _ = c.refresh()
-        #expect(c.values == expected.merging(["b0": .string("b0"), "b1": .string("b1")]) { $1 })
+        #expect(c.values == expected.merging(["b0": .string("b0"), "b1": .string("b1"), "b2": .string("b2")]) { $1 })
         #expect(refuses(c, fixture.folder(of: a), saying: "does not open"))
     }
 
@@ -105,15 +106,16 @@ struct SealedStoreTests {
         let (a, b, expected) = try twoDevices()
         defer { a.close(); b.close() }
         try a.set(.string("new"), forKey: "k3")
+        a.reachSyncPoint()
         let path = segment(of: a)
         var frames = try split(path)
-        let real = frames[3]
-        frames[3] = SealedRecordTests.altered(real, at: 30)
+        let real = frames[4]  // records 0 to 2, their mark, k3's record, its mark
+        frames[4] = SealedRecordTests.altered(real, at: 30)
         try rewrite(path, frames)
         _ = b.refresh()
         #expect(b.values == expected)
         #expect(refuses(b, path, saying: "does not open"))
-        frames[3] = real
+        frames[4] = real
         try rewrite(path, frames)
         _ = b.refresh()
         #expect(b.value(forKey: "k3") == .string("new"))
@@ -122,8 +124,16 @@ struct SealedStoreTests {
     @Test("records replayed or reordered are refused from the first out of its place")
     func replayedAndReordered() throws {
         defer { fixture.cleanup() }
-        let (a, b, expected) = try twoDevices()
+        let (a, b, _) = try twoDevices(1)
         defer { a.close(); b.close() }
+        // Each record signed by a mark of its own: r0 M r1 M r2 M.
+        for index in 1..<3 {
+            try a.set(.string("secret \(index)"), forKey: StoreKey("k\(index)"))
+            a.reachSyncPoint()
+        }
+        let expected: [StoreKey: PropertyListValue] = ["k0": .string("secret 0"), "k1": .string("secret 1"), "k2": .string("secret 2")]
+        _ = b.refresh()
+        #expect(b.values == expected)
         let path = segment(of: a)
         try append(try split(path)[0], to: path)
         _ = b.refresh()
@@ -132,7 +142,7 @@ struct SealedStoreTests {
         // A device that has read nothing of a's folder yet, which a third party reordered.
         var frames = try split(path)
         frames.removeLast()
-        frames.swapAt(1, 2)
+        frames.swapAt(2, 4)
         try rewrite(path, frames)
         let c = try fixture.open("c")
         defer { c.close() }
@@ -157,7 +167,7 @@ struct SealedStoreTests {
         try copyFolder(fixture.folder(of: a), to: old)
         a.compact()
         try a.set(.string("after"), forKey: "k9")
-        _ = b.refresh()
+        b.refresh(after: a)
         #expect(b.value(forKey: "k9") == .string("after"))
         try copyFolder(old, to: fixture.folder(of: a))
         _ = b.refresh()
@@ -171,6 +181,7 @@ struct SealedStoreTests {
         let a = try fixture.open("a")
         defer { a.close() }
         try a.set(.string("sealed"), forKey: "k")
+        a.reachSyncPoint()  // its mark, which its schedule would write while p opens
         TestSealing.keepPlain(state: fixture.root.path + "/state-p")
         let before = try fileTree(fixture.root.path + "/sync")
         #expect(throws: KVStoreError.notMember(path: fixture.root.path + "/sync")) { try fixture.open("p") }
@@ -196,7 +207,7 @@ struct SealedStoreTests {
         a.compact()
         try a.set(.string("after-compaction-value"), forKey: "after-compaction-key")
         written += ["after-compaction-key", "after-compaction-value"]
-        _ = b.refresh()
+        b.refresh(after: a)
         #expect(b.values.count == 23)
         #expect(b.history(forKey: "key-name-3").count == 2, "history is there, sealed")
         #expect(!Files.list(fixture.folder(of: a)).filter { $0.hasPrefix("snapshot-") }.isEmpty)

@@ -38,6 +38,8 @@ struct ConflictTests {
 
     /// Copies each device's folder to the other's copy of the store, and lets both read it.
     private func join(_ a: DeviceStore, _ b: DeviceStore) throws {
+        a.reachSyncPoint()
+        b.reachSyncPoint()
         try copyFolder(fixture.folder(of: a, sync: "sync-a"), to: fixture.folder(of: a, sync: "sync-b"))
         try copyFolder(fixture.folder(of: b, sync: "sync-b"), to: fixture.folder(of: b, sync: "sync-a"))
         a.refresh()
@@ -94,13 +96,13 @@ struct ConflictTests {
         let a = try fixture.open("a"), b = try fixture.open("b")
         defer { a.close(); b.close(); fixture.cleanup() }
         try a.set(.integer(1), forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         try b.set(.integer(2), forKey: "k")  // b had read a's value
         try b.removeValue(forKey: "gone")  // nothing to remove: no record
         try a.set(.integer(3), forKey: "other")
-        b.refresh()
+        b.refresh(after: a)
         try b.rename("other", to: "moved")
-        a.refresh()
+        a.refresh(after: b)
         #expect(a.value(forKey: "k") == .integer(2) && a.value(forKey: "moved") == .integer(3))
         #expect(Self.conflicts(a).isEmpty, "\(Self.lines(a))")
         #expect(Self.lines(a).contains { $0["reason"] as? String == "ServerChange" })
@@ -151,6 +153,7 @@ struct ConflictTests {
         try a.set(.integer(1), forKey: "k")
         a.close()
         try b.set(.integer(2), forKey: "k")
+        b.reachSyncPoint()
         try copyFolder(fixture.folder(of: b, sync: "sync-b"), to: fixture.root.path + "/sync-a/devices/" + b.deviceID.hex)
         let again = try fixture.open("a", sync: "sync-a", clock: Self.clock(at: 1_795_000_009_000))
         defer { again.close() }

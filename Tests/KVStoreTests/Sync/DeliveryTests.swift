@@ -46,7 +46,7 @@ struct DeliveryTests {
         try a.set(.integer(1), forKey: "k")
         #expect(a.deliveredTo(key: "k").map(\.name) == ["a"])
         #expect(a.deliveredTo(key: "missing").isEmpty)
-        c.refresh()
+        c.refresh(after: a)
         try waitUntil(seconds: 10, "c's progress to say it read k") { a.deliveredTo(key: "k").map(\.name) == ["a", "c"] }
         #expect(a.deliveredTo(key: "k").map(\.id) == [a.deviceID, c.deviceID])
         b.refresh()
@@ -64,7 +64,7 @@ struct DeliveryTests {
         let before = try published(b)
         for round in 1...20 {
             try a.set(.integer(Int64(round)), forKey: "k")
-            b.refresh()
+            b.refresh(after: a)
             Thread.sleep(forTimeInterval: 0.02)
         }
         Thread.sleep(forTimeInterval: 3 * ProgressPublisher.promptInterval)
@@ -79,7 +79,7 @@ struct DeliveryTests {
         defer { a.close(); b.close(); c.close(); fixture.cleanup() }
         try a.set(.integer(1), forKey: "k")
         let stamp = try #require(a.entry(forKey: "k")?.stamp)
-        b.refresh()  // read, not published: nobody waits yet
+        b.refresh(after: a)  // read, not published: nobody waits yet
         Thread.sleep(forTimeInterval: 2 * ProgressPublisher.promptInterval)
         #expect(!says(b, read: stamp))
         #expect(a.devicesLacking().map(\.name) == ["b", "c"])  // asks
@@ -91,7 +91,7 @@ struct DeliveryTests {
         // What it reads of a device nobody waits for is published on the schedule.
         let before = try published(b)
         try c.set(.integer(2), forKey: "c-key")
-        b.refresh()
+        b.refresh(after: c)
         Thread.sleep(forTimeInterval: 3 * ProgressPublisher.promptInterval)
         #expect(b.entry(forKey: "c-key") != nil)
         #expect(try published(b) == before)
@@ -120,7 +120,7 @@ struct DeliveryTests {
         #expect(inode(file) != first, "renewed")
         // A version another device wrote adds that device to the standing request.
         try c.set(.integer(2), forKey: "c-key")
-        a.refresh()
+        a.refresh(after: c)
         #expect(a.deliveredTo(key: "c-key").map(\.name) == ["a", "c"])
         #expect(try request(of: a)?.devices == [a.deviceID, c.deviceID])
     }
@@ -131,7 +131,7 @@ struct DeliveryTests {
         defer { a.close(); b.close(); c.close(); fixture.cleanup() }
         // c's write, which b reads but does not publish; a asks who has read it.
         try c.set(.integer(1), forKey: "k")
-        a.refresh()
+        a.refresh(after: c)
         b.refresh()
         #expect(a.deliveredTo(key: "k").map(\.name) == ["a", "c"])
         #expect(try request(of: a)?.devices == [c.deviceID])
@@ -140,7 +140,7 @@ struct DeliveryTests {
         // history(forKey:), with no request standing.
         try FileManager.default.removeItem(atPath: fixture.folder(of: a) + "/" + WaitSignal.fileName)
         try a.set(.integer(2), forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         c.refresh()
         Thread.sleep(forTimeInterval: 2 * ProgressPublisher.promptInterval)
         #expect(a.history(forKey: "k", withDelivery: false).last?.deliveredTo == nil)  // as .kvfs/history lists it

@@ -15,12 +15,12 @@ struct RetireTests {
         let m1 = try fixture.open("m1"), m2 = try fixture.open("m2"), m3 = try fixture.open("m3")
         try m1.set(.string("m1-old"), forKey: "k0")
         try m1.set(.string("doomed"), forKey: "d0")
-        m3.refresh()
+        m3.refresh(after: m1)
         try m3.set(.string("m3-new"), forKey: "k0")
         try m3.set(.string("only m3"), forKey: "r0")
         try m3.removeValue(forKey: "d0")
         m3.close()
-        for store in [m1, m2] { store.refresh() }
+        for store in [m1, m2] { store.refresh(after: m1) }
         m1.compact()
         #expect(m1.values == expected && m2.values == expected)
         return (m1, m2, m3.deviceID)
@@ -73,7 +73,7 @@ struct RetireTests {
         #expect(back.values == expected)
         try back.set(.string("from the machine that came back"), forKey: "n")
         #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/sync/devices/" + m3.hex), "nothing written as the retired device")
-        m1.refresh()
+        m1.refresh(after: back)
         #expect(m1.value(forKey: "n") == .string("from the machine that came back"), "its writes reach the others")
     }
 

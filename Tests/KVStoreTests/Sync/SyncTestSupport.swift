@@ -69,3 +69,18 @@ func copyFolder(_ from: String, to: String) throws {
         try Files.writeAtomically(to + "/" + name, bytes)
     }
 }
+
+extension DeviceStore {
+    /// Reaches a sync point now, as the store's signing schedule does within 2 ms of its last write
+    /// (docs/sealed.md § Signing at sync points): in a sealed store its writes are signed, and other
+    /// devices read them from then on; a plain store has nothing to do. Tests call it where another
+    /// device reads at once what this one wrote.
+    func reachSyncPoint() { signAppends(waiting: true) }
+
+    /// Reads the other devices' new records once each of `writers` has reached a sync point (``reachSyncPoint()``).
+    @discardableResult
+    func refresh(after writers: DeviceStore...) -> StoreChange? {
+        for writer in writers { writer.reachSyncPoint() }
+        return refresh()
+    }
+}

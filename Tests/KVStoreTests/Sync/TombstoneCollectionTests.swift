@@ -26,7 +26,7 @@ struct TombstoneCollectionTests {
     /// `a` removes `k`; `b` reads the removal and says so; `a` reads that and compacts.
     private func removeAndCompact(_ a: DeviceStore, after b: DeviceStore) throws {
         try a.removeValue(forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         publish(b)
         a.refresh()
         compact(a)
@@ -69,9 +69,9 @@ struct TombstoneCollectionTests {
         let a = try fixture.open("a"), b = try fixture.open("b")
         defer { a.close(); b.close(); fixture.cleanup() }
         try a.set(.integer(1), forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         try b.set(.integer(2), forKey: "k")
-        a.refresh()
+        a.refresh(after: b)
         compact(a)
         #expect(ownRecords(a).isEmpty)
         let c = try fixture.open("c")
@@ -84,7 +84,7 @@ struct TombstoneCollectionTests {
         let a = try fixture.open("a"), b = try fixture.open("b")
         defer { a.close(); b.close(); fixture.cleanup() }
         try b.set(.integer(1), forKey: "k")
-        a.refresh()
+        a.refresh(after: b)
         try removeAndCompact(a, after: b)
         #expect(holdsTombstone(a, "k"), "b's journal still holds k = 1")
         compact(b)  // b's k = 1 is beaten by a's removal: gone from b's files

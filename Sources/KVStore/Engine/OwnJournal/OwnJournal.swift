@@ -93,7 +93,7 @@ final class OwnJournal: Sendable {
             do throws(KVStoreError) {
                 result = try body(false)
             } catch {
-                signAndUnlock(lock)
+                lock.unlock()
                 throw error
             }
             keepOrLetGo(lock, &state)
@@ -117,7 +117,7 @@ final class OwnJournal: Sendable {
             do throws(KVStoreError) {
                 try body(false)
             } catch {
-                signAndUnlock(lock)
+                lock.unlock()
                 throw error
             }
             keepOrLetGo(lock, &state)
@@ -135,19 +135,8 @@ final class OwnJournal: Sendable {
             isLeased.store(true, ordering: .relaxed)
             onLease(true)
         } else {
-            signAndUnlock(lock)
+            lock.unlock()
         }
-    }
-
-    /// Lets go of `journal.lock` after a turn, what this process appended in it signed first (in a sealed
-    /// store: docs/sealed.md § Signing at sync points), so that its writes reach other devices as they
-    /// return: a mark, for a process that may keep the journal between its turns (its appends are
-    /// unsigned); a process that may not signs each append's last record as it writes it, and needs a
-    /// mark only for what is left unsigned (another process's records it read, an append that failed).
-    /// A mark that cannot be written is left to the next sync point.
-    private func signAndUnlock(_ lock: FileLock) {
-        try? folder.withLock { folder throws(KVStoreError) in try folder.sign() }
-        lock.unlock()
     }
 
     /// Whether this process keeps the journal's lock between its turns now.
@@ -156,14 +145,8 @@ final class OwnJournal: Sendable {
     /// Lets this process keep the journal's lock between its turns (a
     /// mount's, whose watcher calls ``release()`` when another process
     /// asks); `onLease` is told when it takes the lease and before it lets go.
-    ///
-    /// In a sealed store, such a process appends its records unsigned from now on, and signs them at its
-    /// sync points (`JournalWriter.defersSigning`, docs/sealed.md § Signing at sync points).
     func allowLease(_ onLease: @escaping @Sendable (Bool) -> Void) {
-        turn.withLock { state in
-            state.onLease = onLease
-            folder.withLock { $0.writer.defersSigning = true }
-        }
+        turn.withLock { $0.onLease = onLease }
     }
 
     /// Another process asked for the journal: the lease, if held, is let go.
@@ -185,14 +168,14 @@ final class OwnJournal: Sendable {
         turn.withLock { state in
             letGo(&state)
             state.onLease = nil
-            folder.withLock { $0.writer.defersSigning = false }
         }
     }
 
     private func letGo(_ state: inout Turn) {
         guard state.leased else { return }
         // What this process appended is signed before another may append after it (docs/sealed.md § Signing
-        // at sync points); one that cannot be is signed by the next mark, this process's or another's.
+        // at sync points), rather than wait for this process's next turn; one that cannot be is signed by
+        // the next mark, this process's or another's.
         try? folder.withLock { folder throws(KVStoreError) in try folder.sign() }
         state.onLease?(false)
         lock?.unlock()

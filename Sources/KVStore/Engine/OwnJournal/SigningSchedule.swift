@@ -2,15 +2,15 @@ import Foundation
 import LinuxSystem
 import Synchronization
 
-/// When a mount of a sealed store signs what it appended (docs/sealed.md
-/// § Signing at sync points): while it keeps the journal between its writes
-/// (its lease, ``OwnJournal``), a write appends its records unsigned, and a
+/// When a process of a sealed store signs what it appended (docs/sealed.md
+/// § Signing at sync points): a write appends its records unsigned, and a
 /// mark signs the segment's head once the process has appended nothing for
 /// ``idle`` after its last unsigned append, and at most ``bound`` after the
-/// first. Other devices read the records once their mark is there. (A
-/// process without the lease signs at the end of each turn instead.)
+/// first. Other devices read the records once their mark is there. A mount
+/// and a program using the library sign so alike: one Ed25519 signature a
+/// write was most of what sealing cost a program's write.
 ///
-/// One thread of the store's (started by its first such append) sleeps until
+/// One thread of the store's (started by its first append) sleeps until
 /// the burst's next deadline, and either signs (``DeviceStore/signAppends(waiting:)``)
 /// or sleeps on to the next one. A write notes its time under a lock and makes no
 /// system call, but the first of a burst, which wakes the thread if it sleeps
@@ -19,7 +19,9 @@ import Synchronization
 /// write: `timerfd_settime`, `epoll_wait`, `epoll_ctl`, eventfd `write`s and
 /// `futex`es, and a sixth more context switches.) The other sync points (the lease let
 /// go, `flush()`, close, a compaction's close mark, the once-a-second tick)
-/// sign without it.
+/// sign without it; and a program that returns from `main` (or calls `exit`)
+/// with a burst not signed yet signs it as it exits (``signAtExit()``), so
+/// that a program that writes and ends at once is read by other devices.
 final class SigningSchedule: Sendable {
     /// How long a process appends nothing before it signs: a burst of writes gets one mark.
     /// Measured (docs/sealed.md § Signing at sync points): fsops' writes come every 0.1 ms or so.
@@ -36,6 +38,8 @@ final class SigningSchedule: Sendable {
         var sign: (@Sendable () -> Bool)?
         var threadStarted = false
         var stopped = false
+        /// ``idle`` and ``bound``, but for a test that holds the marks off (``delays``).
+        var delays = (idle: SigningSchedule.idle, bound: SigningSchedule.bound)
     }
 
     private let state = Mutex(State())
@@ -54,12 +58,54 @@ final class SigningSchedule: Sendable {
         }
         if wakes { wake.signal() }
         startThreadIfBursting()
+        Self.running.withLock { $0[ObjectIdentifier(self)] = Running(schedule: self) }
+        _ = Self.exitHook
     }
 
     /// Stops the thread (it ends at its next wake-up): at close, which signs itself.
     func stop() {
         state.withLock { $0.stopped = true }
         wake.signal()
+        Self.running.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+    }
+
+    /// How long the schedule waits before it signs a burst (``idle``, ``bound``): a test lengthens them to
+    /// see what the other sync points sign.
+    var delays: (idle: Duration, bound: Duration) {
+        get { state.withLock { $0.delays } }
+        set {
+            state.withLock { $0.delays = newValue }
+            wake.signal()
+        }
+    }
+
+    // MARK: At exit
+
+    private struct Running {
+        weak var schedule: SigningSchedule?
+    }
+
+    /// The schedules started and not stopped in this process: a store a program never closes
+    /// (`UbiquitousKeyValueStore.default`'s lives until the process ends) is among them.
+    private static let running = Mutex<[ObjectIdentifier: Running]>([:])
+
+    /// Registers ``signAtExit()`` with `atexit`, once a process starts a schedule.
+    private static let exitHook: Void = { atexit { SigningSchedule.signAtExit() } }()
+
+    /// How long a process at exit waits for a journal another thread or process has: a mark not
+    /// made then is made by the device's next process (the mount's tick, or the next to open the store).
+    static let exitPatience: Duration = .milliseconds(200)
+
+    /// Signs, as the process exits, what each running schedule has not signed yet. Never waits for a
+    /// lock (the thread calling `exit` may hold one): a journal found busy is tried again every
+    /// millisecond, for at most ``exitPatience``.
+    static func signAtExit() {
+        let schedules = running.withLock { $0.values.compactMap(\.schedule) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + exitPatience.nanoseconds
+        for schedule in schedules {
+            guard let sign = schedule.state.withLock({ $0.stopped ? nil : $0.sign }) else { continue }
+            while !sign(), DispatchTime.now().uptimeNanoseconds < deadline { usleep(1000) }
+        }
     }
 
     /// Notes that this process appended records unsigned, now.
@@ -78,8 +124,7 @@ final class SigningSchedule: Sendable {
         startThreadIfBursting()
     }
 
-    /// The first burst after ``start(_:)`` starts the thread: a store that never holds the lease (a
-    /// library program) never has one.
+    /// The first burst after ``start(_:)`` starts the thread: a store that never writes never has one.
     private func startThreadIfBursting() {
         let starts = state.withLock { state in
             guard state.sign != nil, state.burst != nil, !state.threadStarted, !state.stopped else { return false }
@@ -115,7 +160,8 @@ final class SigningSchedule: Sendable {
                     return .stop
                 }
                 guard let burst = state.burst, let sign = state.sign else { return .waitForBurst }
-                let deadline = max(min(burst.last + Self.idle.nanoseconds, burst.first + Self.bound.nanoseconds), state.retry ?? 0)
+                let deadline = max(min(burst.last + state.delays.idle.nanoseconds, burst.first + state.delays.bound.nanoseconds),
+                                   state.retry ?? 0)
                 guard now >= deadline else { return .sleep(until: deadline) }
                 state.burst = nil  // appends from now on start the next burst
                 state.retry = nil
@@ -132,7 +178,7 @@ final class SigningSchedule: Sendable {
                 guard !sign() else { continue }
                 state.withLock { state in
                     state.burst = (min(state.burst?.first ?? first, first), state.burst?.last ?? now)
-                    state.retry = DispatchTime.now().uptimeNanoseconds + Self.idle.nanoseconds
+                    state.retry = DispatchTime.now().uptimeNanoseconds + state.delays.idle.nanoseconds
                 }
             }
         }
