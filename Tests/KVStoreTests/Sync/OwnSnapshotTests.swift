@@ -32,6 +32,29 @@ struct OwnSnapshotTests {
         #expect(a.history(forKey: "k0").count == 3 && a.historyKeys.count == 51)
     }
 
+    @Test("a snapshot this process is writing is not read should it appear before its compaction says it is written; then it is taken as read")
+    func aSnapshotBeingWrittenIsNotRead() throws {
+        let a = try fixture.open("a")
+        defer { a.close(); fixture.cleanup() }
+        for index in 0..<20 { try a.set(.integer(Int64(index)), forKey: StoreKey("k\(index)")) }
+        a.compact()
+        #expect(a.journal.folder.withLock { $0.reader.snapshotBeingWritten } == nil, "a compaction that finished leaves no mark")
+        // The snapshot file appears (another process of the device writes it here) while this reader takes it for its own.
+        let b = try fixture.open("a")
+        defer { b.close() }
+        try b.set(.integer(99), forKey: "k0")
+        b.compact()
+        let generation = b.journal.folder.withLock { $0.writer.generation }
+        let (skipped, taken) = a.journal.folder.withLock { folder in
+            folder.reader.writing(snapshot: generation)
+            let skipped = folder.reader.readNew()
+            folder.reader.wrote(snapshot: generation)
+            return (skipped, (folder.reader.snapshotGeneration, folder.reader.snapshotBeingWritten))
+        }
+        #expect(!skipped.replacesAll, "the snapshot being written was read: \(skipped.records.count) records")
+        #expect(taken.0 == generation && taken.1 == nil)
+    }
+
     @Test("a snapshot another process of the device wrote is read: its values show here")
     func anotherProcessesSnapshotIsRead() throws {
         let a = try fixture.open("a")

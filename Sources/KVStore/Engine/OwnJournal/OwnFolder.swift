@@ -76,6 +76,7 @@ final class OwnFolder: Sendable {
             let compaction = try writer.beginCompaction(current, copying: copied, stamp: stamp)
             latest = stamp.time
             reader.follow(writer, latest: stamp.time)
+            reader.writing(snapshot: writer.generation)
             return compaction
         }
 
