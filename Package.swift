@@ -9,6 +9,7 @@ import PackageDescription
 //   FUSEKit, KVStore, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
 //                descriptors: what the layers do with the operating system) → swift-system
 //   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh); KVStore → swift-crypto (sealed stores)
+//                and CLibCrypto (the system's libcrypto: the sealed records' ChaCha20-Poly1305)
 //   fusekit-hello: FUSEKit's example filesystem
 // Each target declares exactly the targets and products its files import.
 let package = Package(
@@ -36,11 +37,18 @@ let package = Package(
             pkgConfig: "fuse3",
             providers: [.apt(["libfuse3-dev"])]
         ),
+        // The system's libcrypto (OpenSSL 3): ChaCha20-Poly1305 for sealed records, whose swift-crypto seal
+        // allocates a cipher context and four buffers a record (docs/performance.md § What sealing costs).
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(name: "LinuxSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "FUSEKit", dependencies: ["CFUSE", "LinuxSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KVFSBuildInfo"),
         .target(name: "KVStore", dependencies: [
-            "KVFSBuildInfo", "LinuxSystem",
+            "KVFSBuildInfo", "LinuxSystem", "CLibCrypto",
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -28,10 +28,11 @@ all_targets=(binary-plist xml-plist journal-frame record sealed-frame roster pai
 k=$root/Sources/KVStore
 kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift "$k"/Keys/StoreKey.swift "$k"/Keys/StringKeyedDictionary.swift) $k/Engine/Merge/HybridLogicalClock.swift $k/Engine/Identity/DeviceID.swift
     $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame WriteBase; do echo "$k/Journal/$f.swift"; done)
-    $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener; do echo "$k/Sealing/Records/$f.swift"; done)
+    $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener RecordCipher NonceMAC; do echo "$k/Sealing/Records/$f.swift"; done)
     $k/Sealing/Membership/RosterVersion.swift $k/Sealing/Membership/PairingMessage.swift"
 
-# swift-crypto (the sealed frames' ChaChaPoly, SHA-256 and Ed25519) as `swift build --build-tests` built it:
+# The system's libcrypto (the sealed records' ChaCha20-Poly1305: RecordCipher) by its module map and -lcrypto; and
+# swift-crypto (SHA-256, the keys, Ed25519) as `swift build --build-tests` built it:
 # its modules (linked into a folder of their own: KVStore's module beside them would be imported instead of the
 # sources), the C headers they import, and its objects, linked in without the sanitizers (kvfs's code is what is fuzzed).
 debug=$root/.build/debug
@@ -40,7 +41,7 @@ checkouts=$root/.build/checkouts
     || { echo "fuzz.sh: build the package first (swift build --build-tests): the sealed-frame target needs swift-crypto" >&2; exit 2; }
 mkdir -p "$build/modules"
 for m in Crypto CryptoBoringWrapper SystemPackage; do ln -sfn "$debug/Modules/$m.swiftmodule" "$build/modules/"; done
-crypto_flags="-I $build/modules -lstdc++
+crypto_flags="-I $build/modules -lstdc++ -I $root/Sources/CLibCrypto -lcrypto
     -Xcc -I$checkouts/swift-crypto/Sources/CCryptoBoringSSL/include -Xcc -I$checkouts/swift-crypto/Sources/CCryptoBoringSSLShims/include
     -Xcc -I$checkouts/swift-system/Sources/CSystem/include
     $(for t in Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims CXKCP CXKCPShims SystemPackage CSystem; do

@@ -10,7 +10,7 @@
 # Usage: mount-scripts/install-deps.sh
 set -euo pipefail
 
-packages=(libfuse3-dev fuse3 pkg-config attr man-db systemd syncthing unison inotify-tools vim jq python3 curl iproute2 bindfs libplist-utils faketime)
+packages=(libfuse3-dev libssl-dev fuse3 pkg-config attr man-db systemd syncthing unison inotify-tools vim jq python3 curl iproute2 bindfs libplist-utils faketime)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

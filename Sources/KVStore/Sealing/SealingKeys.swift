@@ -25,9 +25,8 @@ struct SealingKeys: Sendable {
     /// the device (each of its processes) can make, and so recognise as its own before they are signed
     /// (docs/format.md § Sealed frames).
     let ownNonceKey: SymmetricKey
-    /// An HMAC-SHA256 keyed with ``ownNonceKey``, before any data: copied for each nonce, so that the
-    /// key's pads are hashed once, not once a record.
-    let ownNonceMAC: HMAC<SHA256>
+    /// HMAC-SHA256 keyed with ``ownNonceKey``: the key's pads are hashed once, not once a record.
+    let ownNonceMAC: NonceMAC
 
     init(storeID: String, currentEpoch: UInt32, storeKeys: [UInt32: SymmetricKey], device: DeviceID,
          signingKey: Curve25519.Signing.PrivateKey, members: [DeviceID: Curve25519.Signing.PublicKey]) {
@@ -39,7 +38,7 @@ struct SealingKeys: Sendable {
         self.members = members
         ownNonceKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: signingKey.rawRepresentation),
                                              info: Array("kvfs own-record nonce 1".utf8), outputByteCount: 32)
-        ownNonceMAC = HMAC(key: ownNonceKey)
+        ownNonceMAC = NonceMAC(key: ownNonceKey)
     }
 
     /// The key of `epoch`, or nil when this device never had it (a record from before it joined a

@@ -28,7 +28,7 @@ struct SealedFileOpener {
     /// nonce) is checked, rather than the last of the read.
     let verifiesEach: Bool
     /// This device's own nonce key, when the file is a segment of its own folder; nil otherwise.
-    let ownNonceKey: HMAC<SHA256>?
+    let ownNonceKey: NonceMAC?
     /// The chain as far as the records opened.
     private(set) var chain: RecordChain
     /// The chain at the last signed record, with its signature.
@@ -87,7 +87,7 @@ struct SealedFileOpener {
     /// one are its own (the last one's nonce is: it covers the chain before it); nil when there are none.
     var unsignedTailIsOwn: Bool? {
         guard let ownNonceKey, let last = lastUnsigned else { return nil }
-        return SealedRecord.ownNonce(key: ownNonceKey, head: last.head, bound: last.bound, padded: last.padded) == last.nonce
+        return last.bound.withUnsafeBytes { SealedRecord.ownNonce(key: ownNonceKey, head: last.head, bound: $0, padded: last.padded) } == last.nonce
     }
 
     /// Whether the last signed record's signature is its device's (true when there is none).

@@ -91,12 +91,19 @@ enum SealedRecord {
         message += repeatElement(0, count: paddedStart + bucket - message.count)
         let authenticated = chain.origin + message[chain.head.count..<paddedStart]
         // The membership always holds the current epoch's key: a SealingKeys without it is a broken contract.
-        guard let key = keys.storeKey(epoch: keys.currentEpoch),
-              let nonce = try? ChaChaPoly.Nonce(data: ownNonce(key: keys.ownNonceMAC, message: message)),
-              let box = try? ChaChaPoly.seal(message[paddedStart...], using: key, nonce: nonce, authenticating: authenticated) else {
+        guard let key = keys.storeKey(epoch: keys.currentEpoch) else {
             preconditionFailure("SealingKeys lacks the key of its current epoch \(keys.currentEpoch)")
         }
-        writer.raw(box.combined)  // nonce, ciphertext, tag: the payload's layout
+        let nonce = ownNonce(key: keys.ownNonceMAC, message: message)
+        writer.raw(nonce)  // then the ciphertext and its tag: the payload's layout
+        message.withUnsafeBytes { message in
+            nonce.withUnsafeBytes { nonce in
+                authenticated.withUnsafeBytes { authenticated in
+                    RecordCipher.seal(UnsafeRawBufferPointer(rebasing: message[paddedStart...]), key: key, nonce: nonce,
+                                      authenticating: authenticated, into: &writer)
+                }
+            }
+        }
         writer.bytes.withUnsafeBytes { chain.extend(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
         if signed { sign(&chain, keys: keys, into: &writer) }
     }
@@ -130,19 +137,14 @@ enum SealedRecord {
     /// The nonce of a record: the first 12 bytes of HMAC-SHA256 under the device's own nonce key of the
     /// chain's head before it, its bound bytes and its padded plaintext. Unique for each place and
     /// content, as a random one would be, and only the device can make it.
-    static func ownNonce(key: HMAC<SHA256>, head: [UInt8], bound: some ContiguousBytes, padded: some ContiguousBytes) -> [UInt8] {
-        var mac = key
-        head.withUnsafeBytes { mac.update(data: $0) }
-        bound.withUnsafeBytes { mac.update(data: $0) }
-        return ownNonce(key: mac, message: padded)
+    static func ownNonce(key: NonceMAC, head: [UInt8], bound: UnsafeRawBufferPointer, padded: Data) -> [UInt8] {
+        head.withUnsafeBytes { head in padded.withUnsafeBytes { key.code(of: head, bound, $0, prefix: nonceSize) } }
     }
 
-    /// The first 12 bytes of the MAC `key` (as far as it has been fed) of `message`: a record's nonce
-    /// when `message` is the chain's head before it, its bound bytes and its padded plaintext in one buffer.
-    static func ownNonce(key: HMAC<SHA256>, message: some ContiguousBytes) -> [UInt8] {
-        var mac = key
-        message.withUnsafeBytes { mac.update(data: $0) }
-        return mac.finalize().withUnsafeBytes { Array($0.prefix(nonceSize)) }
+    /// The first 12 bytes of the MAC `key` of `message`: a record's nonce when `message` is the chain's
+    /// head before it, its bound bytes and its padded plaintext in one buffer.
+    static func ownNonce(key: NonceMAC, message: [UInt8]) -> [UInt8] {
+        message.withUnsafeBytes { key.code(of: $0, prefix: nonceSize) }
     }
 
     /// A payload's parts, as read before anything is checked.
@@ -184,9 +186,11 @@ enum SealedRecord {
         func openPadded(keys: SealingKeys, origin: [UInt8]) -> Result<Opened, SealRefusal> {
             guard !isMark else { return .failure(.doesNotOpen) }
             guard let key = keys.storeKey(epoch: epoch) else { return .failure(.unknownEpoch(epoch)) }
-            guard let box = try? ChaChaPoly.SealedBox(combined: sealed),
-                  let padded = try? ChaChaPoly.open(box, using: key, authenticating: origin + Array(bound)),
-                  let count = SealedRecord.unpaddedCount(padded) else {
+            let authenticated = origin + Array(bound)
+            guard let padded = authenticated.withUnsafeBytes({ authenticated in
+                RecordCipher.open(UnsafeRawBufferPointer(rebasing: sealed.dropFirst(nonceSize)), key: key, nonce: nonce,
+                                  authenticating: authenticated)
+            }), let count = SealedRecord.unpaddedCount(padded) else {
                 return .failure(.doesNotOpen)
             }
             return .success(Opened(padded: padded, count: count))
@@ -199,7 +203,7 @@ enum SealedRecord {
 
         /// Whether the record's nonce is this device's (``ownNonce(key:head:bound:padded:)``), `head` being
         /// the chain's head before it: then the device wrote it, signed or not.
-        func hasOwnNonce(key: HMAC<SHA256>, head: [UInt8], padded: Data) -> Bool {
+        func hasOwnNonce(key: NonceMAC, head: [UInt8], padded: Data) -> Bool {
             !isMark && ownNonce(key: key, head: head, bound: bound, padded: padded).elementsEqual(nonce)
         }
     }
