@@ -117,6 +117,32 @@ struct SealedSigningTests {
         #expect(b.value(forKey: "last") == .string("last"))
     }
 
+    @Test("at exit, a journal busy for longer than the exit's patience is left unsigned after that patience, for the device's next process to sign")
+    func exitWaitsNoLongerThanItsPatience() throws {
+        defer { fixture.cleanup() }
+        let program = try fixture.open("p")
+        defer { program.close() }
+        program.ticker.stop()
+        program.signing?.delays = (idle: .seconds(3600), bound: .seconds(3600))
+        try program.set(.string("unsigned"), forKey: "k")
+        // Another thread's turn at the journal, five times the patience long.
+        let entered = DispatchSemaphore(value: 0), holder = Thread {
+            _ = try? program.journal.take { _ throws(KVStoreError) in
+                entered.signal()
+                Thread.sleep(forTimeInterval: 5 * Double(SigningSchedule.exitPatience.components.attoseconds) / 1e18)
+            }
+        }
+        holder.start()
+        entered.wait()
+        let start = ContinuousClock.now
+        SigningSchedule.signAtExit()
+        let waited = ContinuousClock.now - start
+        #expect(waited >= SigningSchedule.exitPatience && waited < SigningSchedule.exitPatience * 5, "\(waited)")
+        #expect(try flags(segment(of: program)).last == 0, "signed although the journal was busy")
+        program.reachSyncPoint()  // once the turn is free: the next sync point signs
+        #expect(try flags(segment(of: program)).suffix(2) == [0, 3])
+    }
+
     @Test("a mount's burst of writes longer than the bound is marked within it, a write alone once the writer is idle, each mark after unsigned records")
     func marksCrossTheBound() throws {
         defer { fixture.cleanup() }

@@ -96,9 +96,10 @@ final class SigningSchedule: Sendable {
     /// made then is made by the device's next process (the mount's tick, or the next to open the store).
     static let exitPatience: Duration = .milliseconds(200)
 
-    /// Signs, as the process exits, what each running schedule has not signed yet. Never waits for a
-    /// lock (the thread calling `exit` may hold one): a journal found busy is tried again every
-    /// millisecond, for at most ``exitPatience``.
+    /// Signs, as the process exits, what each running schedule has not signed yet. Never waits for the
+    /// journal's turn (the thread calling `exit` may be in one): a journal found busy, this process's
+    /// turn or another process's `journal.lock`, is tried again every millisecond, for at most
+    /// ``exitPatience`` in all.
     static func signAtExit() {
         let schedules = running.withLock { $0.values.compactMap(\.schedule) }
         let deadline = DispatchTime.now().uptimeNanoseconds + exitPatience.nanoseconds

@@ -29,9 +29,9 @@ enum SealedRecord {
     static let markFlag: UInt8 = 2
     /// Format, flags, epoch, index: what the seal authenticates besides the chain's origin.
     static let boundSize = 1 + 1 + 4 + 8
-    static let nonceSize = 12
+    static let nonceSize = RecordCipher.nonceSize
     static let headerSize = boundSize + nonceSize
-    static let tagSize = 16
+    static let tagSize = RecordCipher.tagSize
     static let signatureSize = 64
     /// A mark's payload: its bound bytes and its signature.
     static let markSize = boundSize + signatureSize
