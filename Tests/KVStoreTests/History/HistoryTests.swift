@@ -97,7 +97,7 @@ struct HistoryTests {
         #expect(cKey.count == 2 && cKey[1].hasSuffix(".removed current"))
         c.close()
         _ = try a.retire(c.deviceID)
-        b.refresh()
+        b.refresh(after: a)
         for store in [a, b] {
             #expect(summary(store, "k") == before, "the retired device's versions are kept")
             #expect(summary(store, "c") == cKey)
@@ -200,10 +200,10 @@ struct HistoryTests {
         defer { a.close(); b.close(); fixture.cleanup() }
         #expect(a.retention == .standard && b.retention == .standard)
         try a.setRetention(HistoryRetention(days: 5, bytes: 1000))
-        b.refresh()
+        b.refresh(after: a)
         #expect(a.retention == HistoryRetention(days: 5, bytes: 1000) && b.retention == a.retention)
         try b.setRetention(HistoryRetention(days: 7, bytes: 2000))
-        a.refresh()
+        a.refresh(after: b)
         #expect(a.retention == HistoryRetention(days: 7, bytes: 2000) && b.retention == a.retention)
         let c = try fixture.open("c")
         defer { c.close() }
@@ -223,7 +223,7 @@ struct HistoryTests {
         try a.set(.integer(1), forKey: "gone")
         try a.removeValue(forKey: "gone")
         try b.setRetention(.off)
-        a.refresh()
+        a.refresh(after: b)
         #expect(a.history(forKey: "k").map(\.isCurrent) == [true])
         #expect(a.history(forKey: "gone").isEmpty && a.historyKeys == ["k"])
         a.compact()

@@ -166,7 +166,7 @@ struct DeliveryTests {
         #expect(a.devicesLacking().map(\.name) == ["b"])  // asks, then goes away
         Thread.sleep(forTimeInterval: 0.5)
         let before = try published(b)
-        b.refresh()
+        b.refresh(after: a)
         Thread.sleep(forTimeInterval: 3 * ProgressPublisher.promptInterval)
         #expect(b.entry(forKey: "k") != nil)
         #expect(try published(b) == before, "b published for a request that had lapsed")
@@ -192,7 +192,7 @@ struct DeliveryTests {
         // A thread of its own, not a task: under the full suite the tasks' threads can all be busy for seconds.
         Thread.detachNewThread {
             Thread.sleep(forTimeInterval: 0.1)
-            b.refresh()
+            b.refresh(after: a)
         }
         #expect(await a.waitUntilDelivered(timeout: .seconds(10), staleAfter: active).isEmpty)
         // Of given keys: only this device's latest writes of those count.

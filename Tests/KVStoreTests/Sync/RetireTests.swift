@@ -56,7 +56,7 @@ struct RetireTests {
         #expect(retired.id == m3 && retired.values == 2 && retired.removals == 1 && retired.folderLeft == nil, "\(retired)")
         #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/sync/devices/" + m3.hex))
         #expect(FileManager.default.fileExists(atPath: fixture.folder(of: m1) + "/adopted.json"))
-        m2.refresh()
+        m2.refresh(after: m1)
         for store in [m1, m2] { #expect(store.values == expected) }
         #expect(!fixture.warnings.contain("vanished"), "a retired device's folder going is no news")
         #expect(try freshValues() == expected)
@@ -113,13 +113,13 @@ struct RetireTests {
         gone.close()  // away for good: it never reads what follows
         try a.set(.integer(1), forKey: "k")
         try a.removeValue(forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         b.publishProgress()
         a.refresh()
         a.compact()
         #expect(holdsTombstone(a, "k"), "the device away holds it back")
         _ = try b.retire(gone.deviceID)
-        a.refresh()
+        a.refresh(after: b)
         a.compact()
         #expect(!holdsTombstone(a, "k"))
     }
@@ -137,7 +137,7 @@ struct RetireTests {
         a.refresh()
         try a.removeValue(forKey: "k")
         _ = try a.retire(old.deviceID)
-        b.refresh()
+        b.refresh(after: a)
         b.publishProgress()
         a.refresh()
         a.compact()

@@ -56,7 +56,7 @@ struct TombstoneCollectionTests {
         defer { a.close(); b.close(); fixture.cleanup() }
         try a.set(.integer(1), forKey: "k")
         try a.removeValue(forKey: "k")
-        b.refresh()
+        b.refresh(after: a)
         publish(b)
         unlink(fixture.folder(of: b) + "/" + ReadProgress.fileName)
         try Files.writeAtomically(fixture.folder(of: b) + "/.progress.json.tmp", Array("junk".utf8))
@@ -108,6 +108,7 @@ struct TombstoneCollectionTests {
         try b.set(.integer(1), forKey: "k")  // older than a's removal below
         try a.set(.integer(0), forKey: "k")
         try a.removeValue(forKey: "k")
+        a.reachSyncPoint()  // its records copied as a synchronizer would, once their mark is there
         try copyFolder(fixture.folder(of: a, sync: "A"), to: fixture.folder(of: a, sync: "B"))
         b.refresh()
         publish(b)
@@ -117,6 +118,7 @@ struct TombstoneCollectionTests {
         a.refresh()
         compact(a)
         #expect(holdsTombstone(a, "k", sync: "A"), "b wrote k = 1 before it read the removal, and a has not read that yet")
+        b.reachSyncPoint()
         try copyFolder(fixture.folder(of: b, sync: "B"), to: bInA)
         try copyFolder(fixture.folder(of: a, sync: "A"), to: fixture.folder(of: a, sync: "B"))
         a.refresh()
@@ -160,6 +162,7 @@ struct TombstoneCollectionTests {
         try a.removeValue(forKey: "k")
         compact(a)
         #expect(!holdsTombstone(a, "k", sync: "A"), "no other device is known")
+        c.reachSyncPoint()
         try copyFolder(fixture.folder(of: c, sync: "C"), to: fixture.folder(of: c, sync: "A"))
         try copyFolder(fixture.folder(of: a, sync: "A"), to: fixture.folder(of: a, sync: "C"))
         a.refresh()
