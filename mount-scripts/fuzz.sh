@@ -28,7 +28,7 @@ all_targets=(binary-plist xml-plist journal-frame record sealed-frame roster pai
 k=$root/Sources/KVStore
 kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift "$k"/Keys/StoreKey.swift "$k"/Keys/StringKeyedDictionary.swift) $k/Engine/Merge/HybridLogicalClock.swift $k/Engine/Identity/DeviceID.swift
     $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame WriteBase; do echo "$k/Journal/$f.swift"; done)
-    $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener RecordCipher NonceMAC; do echo "$k/Sealing/Records/$f.swift"; done)
+    $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener RecordCipher NonceMAC SHA256State; do echo "$k/Sealing/Records/$f.swift"; done)
     $k/Sealing/Membership/RosterVersion.swift $k/Sealing/Membership/PairingMessage.swift"
 
 # The system's libcrypto (the sealed records' ChaCha20-Poly1305: RecordCipher) by its module map and -lcrypto; and

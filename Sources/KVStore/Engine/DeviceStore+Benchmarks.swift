@@ -39,3 +39,25 @@ extension DeviceStore {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(max(1, count))
     }
 }
+
+extension DeviceStore {
+    /// The seconds the frame of one put of `valueBytes` bytes takes to make, the mean of `count`: plain, or
+    /// sealed as the next record of a segment (padded, its nonce's MAC, ChaCha20-Poly1305, the chain's
+    /// hash), as a write frames its record before its write(2); for a benchmark to say how much of a
+    /// sealed write sealing is.
+    @_spi(Benchmarks) public static func secondsPerFrame(sealed: Bool, valueBytes: Int, count: Int) -> Double {
+        let device = DeviceID(bytes: [UInt8](repeating: 7, count: 16))
+        let record = JournalRecord(stamp: Stamp(time: HLCTimestamp(rawValue: 1 << 40), device: device),
+                                   operation: .put(key: StoreKey("k"), value: .string(String(repeating: "v", count: valueBytes))))
+        let keys = SealingKeys(storeID: "bench", currentEpoch: 1, storeKeys: [1: SymmetricKey(size: .bits256)], device: device,
+                               signingKey: Curve25519.Signing.PrivateKey(), members: [:])
+        var sealer = RecordSealer(keys: keys, file: SealedFile(kind: .segment, generation: 1))
+        var writer = ByteWriter(capacity: 4096)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<max(1, count) {
+            writer.bytes.removeAll(keepingCapacity: true)
+            if sealed { sealer.frame(record, signed: false, into: &writer) } else { RecordFrame.append(record, to: &writer) }
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(max(1, count))
+    }
+}

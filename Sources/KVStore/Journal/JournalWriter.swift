@@ -40,6 +40,8 @@ final class JournalWriter {
     var needsSync: Bool { appended > synced }
     /// In a sealed store, the current segment's chain up to its end (nil in a plain store).
     private(set) var chain: RecordChain?
+    /// In a sealed store, the cipher context each append seals its records with.
+    private lazy var cipher = RecordCipher.SealingContext()
 
     /// Segment size, counted in its records' plain bytes (``segmentPlainBytes``), under which compaction
     /// is not worth it (tests lower it).
@@ -131,7 +133,7 @@ final class JournalWriter {
         var ends: [Int] = []
         ends.reserveCapacity(records.count)
         if let keys = folder.sealing?.keys, let chain {
-            var sealer = RecordSealer(keys: keys, chain: chain)
+            var sealer = RecordSealer(keys: keys, chain: chain, cipher: cipher)
             defer { self.chain = sealer.chain }
             var plainBytes = 0
             for (index, record) in records.enumerated() {

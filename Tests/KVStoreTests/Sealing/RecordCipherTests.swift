@@ -7,11 +7,14 @@ import Testing
 /// seals the other opens, and neither opens what was altered, or sealed under another key, nonce or binding.
 @Suite("Sealed records: the cipher")
 struct RecordCipherTests {
-    private func seal(_ plaintext: [UInt8], key: SymmetricKey, nonce: [UInt8], authenticating authenticated: [UInt8]) -> [UInt8] {
+    private func seal(_ plaintext: [UInt8], key: SymmetricKey, nonce: [UInt8], authenticating authenticated: [UInt8],
+                      context: RecordCipher.SealingContext = RecordCipher.SealingContext()) -> [UInt8] {
         var writer = ByteWriter()
         plaintext.withUnsafeBytes { plaintext in
             nonce.withUnsafeBytes { nonce in
-                authenticated.withUnsafeBytes { RecordCipher.seal(plaintext, key: key, nonce: nonce, authenticating: $0, into: &writer) }
+                authenticated.withUnsafeBytes {
+                    RecordCipher.seal(plaintext, key: key, nonce: nonce, authenticating: $0, into: &writer, context: context)
+                }
             }
         }
         return writer.bytes
@@ -37,6 +40,21 @@ struct RecordCipherTests {
             #expect(open(Array(theirs.ciphertext) + Array(theirs.tag), key: key, nonce: nonce, authenticating: authenticated) == Data(plaintext))
             let box = try ChaChaPoly.SealedBox(combined: nonce + ours)
             #expect(try ChaChaPoly.open(box, using: key, authenticating: authenticated) == Data(plaintext))
+        }
+    }
+
+    @Test("one sealing context, kept from seal to seal as a writer keeps it, seals each record as a context of its own would, whatever its key, nonce and size")
+    func aKeptContextSealsAsAFreshOne() throws {
+        let context = RecordCipher.SealingContext()
+        let keys = [SymmetricKey(size: .bits256), SymmetricKey(size: .bits256)]
+        for (index, size) in [300, 0, 17, 64, 4096, 1, 256, 8192 + 17, 100].enumerated() {
+            let key = keys[index % 2]
+            let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ index) }
+            let nonce = (0..<12).map { UInt8($0 * 3 + index) }, authenticated = Array("record \(index)".utf8)
+            let kept = seal(plaintext, key: key, nonce: nonce, authenticating: authenticated, context: context)
+            let theirs = try ChaChaPoly.seal(plaintext, using: key, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: authenticated)
+            #expect(kept == Array(theirs.ciphertext) + Array(theirs.tag), "seal \(index), \(size) bytes")
+            #expect(kept == seal(plaintext, key: key, nonce: nonce, authenticating: authenticated), "seal \(index), \(size) bytes")
         }
     }
 

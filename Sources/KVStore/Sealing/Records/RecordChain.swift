@@ -1,5 +1,3 @@
-import Crypto
-
 /// Which file of a device's folder a sealed record lies in: bound into its
 /// seal and its hash chain, so that a record copied into another file (or
 /// the same file of another generation) is refused (docs/sealed.md § Sealed records).
@@ -42,25 +40,25 @@ struct RecordChain: Equatable, Sendable {
 
     /// The chain of an empty file: its origin, covering nothing.
     init(storeID: String, device: DeviceID, file: SealedFile) {
-        var hash = SHA256()
+        var hash = SHA256State()
         var fields = ByteWriter()
         fields.raw(Self.label)
         fields.string(storeID)
         fields.raw(device.bytes)
         fields.u8(file.kind.rawValue)
         fields.u64(file.generation)
-        hash.update(data: fields.bytes)
-        origin = Array(hash.finalize())
+        hash.update(fields.bytes)
+        origin = hash.finalize()
         head = origin
         count = 0
     }
 
     /// The chain one record longer: `payload` is the record's sealed payload without its signature.
     mutating func extend(with payload: UnsafeRawBufferPointer) {
-        var hash = SHA256()
-        hash.update(data: head)
-        hash.update(bufferPointer: payload)
-        head = hash.finalize().withUnsafeBytes { Array($0) }  // not through the digest's Sequence, byte by byte
+        var hash = SHA256State()
+        hash.update(head)
+        hash.update(payload)
+        head = hash.finalize()
         count += 1
         isSigned = false
     }

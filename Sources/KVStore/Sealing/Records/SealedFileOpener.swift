@@ -103,16 +103,19 @@ struct RecordSealer {
     let keys: SealingKeys
     /// The file's chain as far as it was written.
     var chain: RecordChain
+    /// The cipher context its seals use: the journal's writer keeps one from write to write.
+    let cipher: RecordCipher.SealingContext
 
     /// The sealer of a new, empty file of this device's folder.
     init(keys: SealingKeys, file: SealedFile) {
-        self.keys = keys
-        chain = RecordChain(storeID: keys.storeID, device: keys.device, file: file)
+        self.init(keys: keys, chain: RecordChain(storeID: keys.storeID, device: keys.device, file: file))
     }
 
-    init(keys: SealingKeys, chain: RecordChain) {
+    /// The sealer of a file whose chain is `chain`, sealing with `cipher`.
+    init(keys: SealingKeys, chain: RecordChain, cipher: RecordCipher.SealingContext = RecordCipher.SealingContext()) {
         self.keys = keys
         self.chain = chain
+        self.cipher = cipher
     }
 
     /// `record`'s frame, sealed (and signed when `signed`: a snapshot's end, or a segment's close mark).
@@ -126,10 +129,11 @@ struct RecordSealer {
     /// its plain frame: what the record takes unsealed (``JournalWriter/segmentPlainBytes``).
     @discardableResult
     mutating func frame(_ record: JournalRecord, signed: Bool, into writer: inout ByteWriter) -> Int {
-        let plain = RecordCodec.encode(record)
-        writer.bytes.reserveCapacity(writer.bytes.count + RecordFrame.headerSize + SealedRecord.size(sealing: plain.count, signed: signed))
-        RecordFrame.append(to: &writer) { SealedRecord.seal(plain, keys: keys, chain: &chain, signed: signed, into: &$0) }
-        return RecordFrame.headerSize + plain.count
+        writer.bytes.reserveCapacity(writer.bytes.count + RecordFrame.headerSize
+            + SealedRecord.size(sealing: RecordCodec.capacity(for: record), signed: signed))
+        var count = 0
+        RecordFrame.append(to: &writer) { count = SealedRecord.seal(record, keys: keys, chain: &chain, signed: signed, cipher: cipher, into: &$0) }
+        return RecordFrame.headerSize + count
     }
 
     /// Appends a mark's frame to `writer`: the signature of the chain so far (``SealedRecord/mark(keys:chain:into:)``).

@@ -64,48 +64,50 @@ enum SealedRecord {
         headerSize + bucket(for: length) + tagSize + (signed ? signatureSize : 0)
     }
 
-    /// Seals the plain record `plain` as the next record of `chain` (which it
-    /// extends), signing it when `signed`.
-    static func seal(_ plain: [UInt8], keys: SealingKeys, chain: inout RecordChain, signed: Bool) -> [UInt8] {
-        var writer = ByteWriter(capacity: size(sealing: plain.count, signed: signed))
-        seal(plain, keys: keys, chain: &chain, signed: signed, into: &writer)
-        return writer.bytes
-    }
-
-    /// Appends the payload sealing `plain` as the next record of `chain` to `writer` (see ``seal(_:keys:chain:signed:)``).
-    static func seal(_ plain: [UInt8], keys: SealingKeys, chain: inout RecordChain, signed: Bool, into writer: inout ByteWriter) {
+    /// Appends the payload sealing `record` as the next record of `chain` (which it extends) to `writer`
+    /// with `cipher`, signing it when `signed`. Returns the length of the plain record it seals.
+    static func seal(_ record: JournalRecord, keys: SealingKeys, chain: inout RecordChain, signed: Bool,
+                     cipher: RecordCipher.SealingContext, into writer: inout ByteWriter) -> Int {
         let start = writer.bytes.count
         writeBound(flags: signed ? signedFlag : 0, keys: keys, chain: chain, into: &writer)
         // What the nonce's MAC takes, in one buffer (one update of it, not three): the chain's head, the
-        // bound bytes and the padded plaintext, which is sealed from there. Nothing here keeps a slice of
-        // `writer`: one kept alive while the box is appended made that append copy the whole buffer, a
-        // snapshot's 256 KiB for each record a compaction sealed.
-        let bucket = bucket(for: plain.count)
+        // bound bytes and the padded plaintext, the record encoded in place, which is sealed from there.
+        // Nothing here keeps a slice of `writer`: one kept alive while the box is appended made that append
+        // copy the whole buffer, a snapshot's 256 KiB for each record a compaction sealed.
         let paddedStart = chain.head.count + boundSize
-        var message: [UInt8] = []
-        message.reserveCapacity(paddedStart + bucket)
-        message += chain.head
-        message += writer.bytes[start...]
-        message += plain
-        message.append(0x80)
-        message += repeatElement(0, count: paddedStart + bucket - message.count)
-        let authenticated = chain.origin + message[chain.head.count..<paddedStart]
+        var message = ByteWriter(capacity: paddedStart + bucket(for: RecordCodec.capacity(for: record)))
+        message.raw(chain.head)
+        message.raw(writer.bytes[start...])
+        RecordCodec.encode(record, into: &message)
+        let count = message.bytes.count - paddedStart
+        message.u8(0x80)
+        message.raw(repeatElement(0, count: paddedStart + bucket(for: count) - message.bytes.count))
         // The membership always holds the current epoch's key: a SealingKeys without it is a broken contract.
         guard let key = keys.storeKey(epoch: keys.currentEpoch) else {
             preconditionFailure("SealingKeys lacks the key of its current epoch \(keys.currentEpoch)")
         }
-        let nonce = ownNonce(key: keys.ownNonceMAC, message: message)
+        let nonce = ownNonce(key: keys.ownNonceMAC, message: message.bytes)
         writer.raw(nonce)  // then the ciphertext and its tag: the payload's layout
-        message.withUnsafeBytes { message in
+        message.bytes.withUnsafeBytes { message in
             nonce.withUnsafeBytes { nonce in
-                authenticated.withUnsafeBytes { authenticated in
+                withAuthenticated(origin: chain.origin, bound: UnsafeRawBufferPointer(rebasing: message[chain.head.count..<paddedStart])) {
                     RecordCipher.seal(UnsafeRawBufferPointer(rebasing: message[paddedStart...]), key: key, nonce: nonce,
-                                      authenticating: authenticated, into: &writer)
+                                      authenticating: $0, into: &writer, context: cipher)
                 }
             }
         }
         writer.bytes.withUnsafeBytes { chain.extend(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
         if signed { sign(&chain, keys: keys, into: &writer) }
+        return count
+    }
+
+    /// Runs `body` with what a seal authenticates, the chain's origin then the bound bytes, in one buffer on the stack.
+    private static func withAuthenticated<T>(origin: [UInt8], bound: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        withUnsafeTemporaryAllocation(byteCount: origin.count + bound.count, alignment: 1) { buffer in
+            origin.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            UnsafeMutableRawBufferPointer(rebasing: buffer[origin.count...]).copyMemory(from: bound)
+            return body(UnsafeRawBufferPointer(buffer))
+        }
     }
 
     /// Appends a mark to `writer`: the next entry of `chain`, carrying no record, whose signature vouches
@@ -186,10 +188,8 @@ enum SealedRecord {
         func openPadded(keys: SealingKeys, origin: [UInt8]) -> Result<Opened, SealRefusal> {
             guard !isMark else { return .failure(.doesNotOpen) }
             guard let key = keys.storeKey(epoch: epoch) else { return .failure(.unknownEpoch(epoch)) }
-            let authenticated = origin + Array(bound)
-            guard let padded = authenticated.withUnsafeBytes({ authenticated in
-                RecordCipher.open(UnsafeRawBufferPointer(rebasing: sealed.dropFirst(nonceSize)), key: key, nonce: nonce,
-                                  authenticating: authenticated)
+            guard let padded = withAuthenticated(origin: origin, bound: bound, {
+                RecordCipher.open(UnsafeRawBufferPointer(rebasing: sealed.dropFirst(nonceSize)), key: key, nonce: nonce, authenticating: $0)
             }), let count = SealedRecord.unpaddedCount(padded) else {
                 return .failure(.doesNotOpen)
             }
