@@ -96,6 +96,18 @@ struct SealedRecordTests {
         }
     }
 
+    @Test("the padding read back: the record is what comes before its one 0x80 followed by zeros; a padding that is not so is refused")
+    func unpadding() {
+        #expect(SealedRecord.unpaddedCount(Data([1, 2, 3, 0x80, 0, 0])) == 3)
+        #expect(SealedRecord.unpaddedCount(Data([1, 2, 3, 0x80])) == 3)
+        #expect(SealedRecord.unpaddedCount(Data([0x80, 0, 0])) == 0)
+        #expect(SealedRecord.unpaddedCount(Data([0x80, 0x80, 0])) == 1)
+        #expect(SealedRecord.unpaddedCount(Data([1, 2, 0x01, 0, 0])) == nil, "no 0x80")
+        #expect(SealedRecord.unpaddedCount(Data([0, 0, 0])) == nil, "zeros only")
+        #expect(SealedRecord.unpaddedCount(Data()) == nil, "nothing")
+        #expect(SealedRecord.unpaddedCount(Data([9, 9, 5, 0x80, 0])[2...]) == 1, "a slice of Data counts from its start")
+    }
+
     @Test("padding buckets: 64 bytes, powers of two up to 4 KiB, then multiples of 4 KiB, each crossed")
     func buckets() {
         #expect(SealedRecord.bucket(for: 0) == 64)
