@@ -38,9 +38,7 @@ extension DeviceStore {
         for _ in 0..<max(1, count) { _ = try? key.signature(for: head) }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(max(1, count))
     }
-}
 
-extension DeviceStore {
     /// The seconds the frame of one put of `valueBytes` bytes takes to make, the mean of `count`: plain, or
     /// sealed as the next record of a segment (padded, its nonce's MAC, ChaCha20-Poly1305, the chain's
     /// hash), as a write frames its record before its write(2); for a benchmark to say how much of a

@@ -40,7 +40,7 @@ final class JournalWriter {
     var needsSync: Bool { appended > synced }
     /// In a sealed store, the current segment's chain up to its end (nil in a plain store).
     private(set) var chain: RecordChain?
-    /// In a sealed store, the cipher context each append seals its records with.
+    /// In a sealed store, the cipher context each append seals its records with (a mark seals none).
     private lazy var cipher = RecordCipher.SealingContext()
 
     /// Segment size, counted in its records' plain bytes (``segmentPlainBytes``), under which compaction
@@ -159,7 +159,7 @@ final class JournalWriter {
     func sign() throws(KVStoreError) {
         guard let keys = folder.sealing?.keys, let chain, !chain.isSigned, let segment, let handle else { return }
         try claim?.confirm(in: handle)
-        var sealer = RecordSealer(keys: keys, chain: chain)
+        var sealer = RecordSealer(keys: keys, chain: chain, cipher: cipher)
         var writer = ByteWriter(capacity: RecordFrame.headerSize + SealedRecord.markSize)
         sealer.mark(into: &writer)
         do throws(SystemCallError) {

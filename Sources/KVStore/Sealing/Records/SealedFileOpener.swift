@@ -129,8 +129,6 @@ struct RecordSealer {
     /// its plain frame: what the record takes unsealed (``JournalWriter/segmentPlainBytes``).
     @discardableResult
     mutating func frame(_ record: JournalRecord, signed: Bool, into writer: inout ByteWriter) -> Int {
-        writer.bytes.reserveCapacity(writer.bytes.count + RecordFrame.headerSize
-            + SealedRecord.size(sealing: RecordCodec.capacity(for: record), signed: signed))
         var count = 0
         RecordFrame.append(to: &writer) { count = SealedRecord.seal(record, keys: keys, chain: &chain, signed: signed, cipher: cipher, into: &$0) }
         return RecordFrame.headerSize + count

@@ -68,6 +68,8 @@ enum SealedRecord {
     /// with `cipher`, signing it when `signed`. Returns the length of the plain record it seals.
     static func seal(_ record: JournalRecord, keys: SealingKeys, chain: inout RecordChain, signed: Bool,
                      cipher: RecordCipher.SealingContext, into writer: inout ByteWriter) -> Int {
+        let capacity = RecordCodec.capacity(for: record)
+        writer.bytes.reserveCapacity(writer.bytes.count + size(sealing: capacity, signed: signed))
         let start = writer.bytes.count
         writeBound(flags: signed ? signedFlag : 0, keys: keys, chain: chain, into: &writer)
         // What the nonce's MAC takes, in one buffer (one update of it, not three): the chain's head, the
@@ -75,7 +77,7 @@ enum SealedRecord {
         // Nothing here keeps a slice of `writer`: one kept alive while the box is appended made that append
         // copy the whole buffer, a snapshot's 256 KiB for each record a compaction sealed.
         let paddedStart = chain.head.count + boundSize
-        var message = ByteWriter(capacity: paddedStart + bucket(for: RecordCodec.capacity(for: record)))
+        var message = ByteWriter(capacity: paddedStart + bucket(for: capacity))
         message.raw(chain.head)
         message.raw(writer.bytes[start...])
         RecordCodec.encode(record, into: &message)
