@@ -24,6 +24,19 @@ struct ByteWriter {
         bytes.append(contentsOf: value)
     }
     mutating func string(_ value: String) { blob(value.utf8) }
+
+    /// Appends `count` zero bytes, copied from a page of them (a sealed record's padding and the room for
+    /// its nonce and tag: `repeatElement`'s generic append wrote them one at a time).
+    mutating func zeros(_ count: Int) {
+        var left = count
+        while left > 0 {
+            let chunk = min(left, Self.zeroPage.count)
+            Self.zeroPage.withUnsafeBytes { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<chunk])) }
+            left -= chunk
+        }
+    }
+
+    private static let zeroPage = [UInt8](repeating: 0, count: 4096)
 }
 
 /// Reads little-endian fields from bytes, failing (nil) rather than trapping on

@@ -41,7 +41,7 @@ final class JournalWriter {
     /// In a sealed store, the current segment's chain up to its end (nil in a plain store).
     private(set) var chain: RecordChain?
     /// In a sealed store, the cipher context each append seals its records with (a mark seals none).
-    private lazy var cipher = RecordCipher.SealingContext()
+    private lazy var cipher = RecordCipher.Context()
 
     /// Segment size, counted in its records' plain bytes (``segmentPlainBytes``), under which compaction
     /// is not worth it (tests lower it).

@@ -33,22 +33,6 @@ extension DeviceFolder {
         var files = RecordFiles(window: 0)
         return files.record(at: location, in: self)
     }
-
-    /// The record in `bytes`, the whole frame read from `location`.
-    fileprivate func record(inFrame bytes: [UInt8], at location: RecordLocation) -> JournalRecord? {
-        guard bytes.count == location.length,
-              let length = bytes.withUnsafeBytes({ RecordFrame.payloadLength(ofWholeFrame: $0) }) else { return nil }
-        return bytes.withUnsafeBytes { frame in
-            let payload = UnsafeRawBufferPointer(rebasing: frame[RecordFrame.headerSize..<RecordFrame.headerSize + length])
-            guard let sealing else { return RecordCodec.decode(payload) }
-            let keys = sealing.keys
-            guard let device = DeviceID(hex: name), let parts = SealedRecord.Parts(payload),
-                  case let .success(plain) = parts.open(keys: keys, origin: RecordChain(storeID: keys.storeID, device: device,
-                                                                                         file: SealedFile(location)).origin)
-            else { return nil }
-            return plain.withUnsafeBytes { RecordCodec.decode($0) }
-        }
-    }
 }
 
 /// Reads records at their locations, each folder and each of its files
@@ -71,6 +55,11 @@ struct RecordFiles: ~Copyable {
     private var files: [String: FileDescriptor?] = [:]
     /// The bytes last read: which file, from where.
     private var read: (path: String, offset: Int, bytes: [UInt8])?
+    /// In a sealed folder, the chain origin of each file read, by its path, with the store it is of: what
+    /// each of its records' seals binds, a hash and a device's hex to work out for every record otherwise.
+    private var origins: [String: (storeID: String, origin: [UInt8])] = [:]
+    /// The cipher context the records of sealed folders are opened with, one after another.
+    private let cipher = RecordCipher.Context()
 
     /// Reads `window` bytes at a time (at least a frame's): 0 for a record or two, ``window`` for many.
     init(window: Int) {
@@ -87,7 +76,7 @@ struct RecordFiles: ~Copyable {
         let path = folder.path + "/" + name
         if let read, read.path == path, location.offset >= read.offset, location.offset + location.length <= read.offset + read.bytes.count {
             let start = location.offset - read.offset
-            return folder.record(inFrame: Array(read.bytes[start..<start + location.length]), at: location)
+            return read.bytes.withUnsafeBytes { record(inFrame: UnsafeRawBufferPointer(rebasing: $0[start..<start + location.length]), at: location, in: folder, path: path) }
         }
         if folders[folder.path] == nil { folders[folder.path] = .some((try? folder.open()) ?? nil) }
         guard case let handle?? = folders[folder.path] else { return nil }
@@ -103,7 +92,30 @@ struct RecordFiles: ~Copyable {
         }
         guard !failed else { return nil }
         read = (path, location.offset, bytes)
-        return folder.record(inFrame: Array(bytes.prefix(location.length)), at: location)
+        guard bytes.count >= location.length else { return nil }
+        return bytes.withUnsafeBytes { record(inFrame: UnsafeRawBufferPointer(rebasing: $0[..<location.length]), at: location, in: folder, path: path) }
+    }
+
+    /// The record in `frame`, the whole frame read from `location` in `folder`, whose file is at `path`.
+    private mutating func record(inFrame frame: UnsafeRawBufferPointer, at location: RecordLocation, in folder: DeviceFolder,
+                                 path: String) -> JournalRecord? {
+        guard frame.count == location.length, let length = RecordFrame.payloadLength(ofWholeFrame: frame) else { return nil }
+        let payload = UnsafeRawBufferPointer(rebasing: frame[RecordFrame.headerSize..<RecordFrame.headerSize + length])
+        guard let sealing = folder.sealing else { return RecordCodec.decode(payload) }
+        let keys = sealing.keys
+        guard let origin = origin(of: location, in: folder, path: path, keys: keys), let parts = SealedRecord.Parts(payload),
+              case let .success(plain) = parts.open(keys: keys, origin: origin, cipher: cipher) else { return nil }
+        return plain.withUnsafeBytes { RecordCodec.decode($0) }
+    }
+
+    /// The chain origin of the file at `path` (``RecordChain``), worked out once; nil when the folder's name is no device's.
+    private mutating func origin(of location: RecordLocation, in folder: DeviceFolder, path: String, keys: SealingKeys) -> [UInt8]? {
+        // The store's too: a sync directory may come to hold another store.
+        if let known = origins[path], known.storeID == keys.storeID { return known.origin }
+        guard let device = DeviceID(hex: folder.name) else { return nil }
+        let origin = RecordChain(storeID: keys.storeID, device: device, file: SealedFile(location)).origin
+        origins[path] = (keys.storeID, origin)
+        return origin
     }
 }
 

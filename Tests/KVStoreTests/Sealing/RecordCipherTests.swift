@@ -8,24 +8,27 @@ import Testing
 @Suite("Sealed records: the cipher")
 struct RecordCipherTests {
     private func seal(_ plaintext: [UInt8], key: SymmetricKey, nonce: [UInt8], authenticating authenticated: [UInt8],
-                      context: RecordCipher.SealingContext = RecordCipher.SealingContext()) -> [UInt8] {
-        var writer = ByteWriter()
-        plaintext.withUnsafeBytes { plaintext in
+                      context: RecordCipher.Context = RecordCipher.Context()) -> [UInt8] {
+        var sealed = plaintext + [UInt8](repeating: 0, count: RecordCipher.tagSize)
+        sealed.withUnsafeMutableBytes { sealed in
             nonce.withUnsafeBytes { nonce in
                 authenticated.withUnsafeBytes {
-                    RecordCipher.seal(plaintext, key: key, nonce: nonce, authenticating: $0, into: &writer, context: context)
+                    RecordCipher.seal(inPlace: UnsafeMutableRawBufferPointer(rebasing: sealed[..<plaintext.count]),
+                                      tag: UnsafeMutableRawBufferPointer(rebasing: sealed[plaintext.count...]), key: key, nonce: nonce,
+                                      authenticating: $0, context: context)
                 }
             }
         }
-        return writer.bytes
+        return sealed
     }
 
-    private func open(_ sealed: [UInt8], key: SymmetricKey, nonce: [UInt8], authenticating authenticated: [UInt8]) -> Data? {
+    private func open(_ sealed: [UInt8], key: SymmetricKey, nonce: [UInt8], authenticating authenticated: [UInt8],
+                      context: RecordCipher.Context = RecordCipher.Context()) -> Data? {
         sealed.withUnsafeBytes { sealed in
             nonce.withUnsafeBytes { nonce in
-                authenticated.withUnsafeBytes { RecordCipher.open(sealed, key: key, nonce: nonce, authenticating: $0) }
+                authenticated.withUnsafeBytes { RecordCipher.open(sealed, key: key, nonce: nonce, authenticating: $0, context: context) }
             }
-        }
+        }.map { Data($0) }
     }
 
     @Test("what RecordCipher seals is ChaChaPoly's seal, and each opens the other's, at every size a record's bucket takes")
@@ -43,18 +46,24 @@ struct RecordCipherTests {
         }
     }
 
-    @Test("one sealing context, kept from seal to seal as a writer keeps it, seals each record as a context of its own would, whatever its key, nonce and size")
+    @Test("one context, kept from record to record as a writer or a reader keeps it, seals and opens each as a context of its own would, whatever its key, direction, nonce and size")
     func aKeptContextSealsAsAFreshOne() throws {
-        let context = RecordCipher.SealingContext()
+        let context = RecordCipher.Context()
         let keys = [SymmetricKey(size: .bits256), SymmetricKey(size: .bits256)]
-        for (index, size) in [300, 0, 17, 64, 4096, 1, 256, 8192 + 17, 100].enumerated() {
-            let key = keys[index % 2]
+        // The same key several times running (a nonce alone sets the context up), then the other, and back.
+        let uses = [(0, 300), (0, 0), (0, 17), (1, 64), (1, 4096), (0, 1), (0, 256), (1, 8192 + 17), (0, 100), (0, 100)]
+        for (index, (keyIndex, size)) in uses.enumerated() {
+            let key = keys[keyIndex]
             let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ index) }
             let nonce = (0..<12).map { UInt8($0 * 3 + index) }, authenticated = Array("record \(index)".utf8)
             let kept = seal(plaintext, key: key, nonce: nonce, authenticating: authenticated, context: context)
             let theirs = try ChaChaPoly.seal(plaintext, using: key, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: authenticated)
             #expect(kept == Array(theirs.ciphertext) + Array(theirs.tag), "seal \(index), \(size) bytes")
             #expect(kept == seal(plaintext, key: key, nonce: nonce, authenticating: authenticated), "seal \(index), \(size) bytes")
+            // Opened with the same context: from sealing to opening, with the same key, then again with the other.
+            #expect(open(kept, key: key, nonce: nonce, authenticating: authenticated, context: context) == Data(plaintext), "open \(index)")
+            #expect(open(kept, key: keys[1 - keyIndex], nonce: nonce, authenticating: authenticated, context: context) == nil, "open \(index), the other key")
+            #expect(open(kept, key: key, nonce: nonce, authenticating: authenticated, context: context) == Data(plaintext), "open \(index) again")
         }
     }
 

@@ -98,14 +98,13 @@ struct SealedRecordTests {
 
     @Test("the padding read back: the record is what comes before its one 0x80 followed by zeros; a padding that is not so is refused")
     func unpadding() {
-        #expect(SealedRecord.unpaddedCount(Data([1, 2, 3, 0x80, 0, 0])) == 3)
-        #expect(SealedRecord.unpaddedCount(Data([1, 2, 3, 0x80])) == 3)
-        #expect(SealedRecord.unpaddedCount(Data([0x80, 0, 0])) == 0)
-        #expect(SealedRecord.unpaddedCount(Data([0x80, 0x80, 0])) == 1)
-        #expect(SealedRecord.unpaddedCount(Data([1, 2, 0x01, 0, 0])) == nil, "no 0x80")
-        #expect(SealedRecord.unpaddedCount(Data([0, 0, 0])) == nil, "zeros only")
-        #expect(SealedRecord.unpaddedCount(Data()) == nil, "nothing")
-        #expect(SealedRecord.unpaddedCount(Data([9, 9, 5, 0x80, 0])[2...]) == 1, "a slice of Data counts from its start")
+        #expect(SealedRecord.unpaddedCount([1, 2, 3, 0x80, 0, 0]) == 3)
+        #expect(SealedRecord.unpaddedCount([1, 2, 3, 0x80]) == 3)
+        #expect(SealedRecord.unpaddedCount([0x80, 0, 0]) == 0)
+        #expect(SealedRecord.unpaddedCount([0x80, 0x80, 0]) == 1)
+        #expect(SealedRecord.unpaddedCount([1, 2, 0x01, 0, 0]) == nil, "no 0x80")
+        #expect(SealedRecord.unpaddedCount([0, 0, 0]) == nil, "zeros only")
+        #expect(SealedRecord.unpaddedCount([]) == nil, "nothing")
     }
 
     @Test("padding buckets: 64 bytes, powers of two up to 4 KiB, then multiples of 4 KiB, each crossed")
@@ -132,9 +131,9 @@ struct SealedRecordTests {
         try Array(payload).withUnsafeBytes { bytes in
             let parts = try #require(SealedRecord.Parts(bytes))
             let origin = members.origin(of: members.a, SealedFile(location))
-            #expect(try parts.open(keys: members.keys(of: members.b), origin: origin.origin).get() == RecordCodec.encode(records[1]))
+            #expect(try parts.open(keys: members.keys(of: members.b), origin: origin.origin, cipher: RecordCipher.Context()).get() == RecordCodec.encode(records[1]))
             let elsewhere = members.origin(of: members.a, SealedFile(kind: .snapshot, generation: 1))
-            #expect(parts.open(keys: members.keys(of: members.b), origin: elsewhere.origin) == .failure(.doesNotOpen))
+            #expect(parts.open(keys: members.keys(of: members.b), origin: elsewhere.origin, cipher: RecordCipher.Context()) == .failure(.doesNotOpen))
         }
     }
 

@@ -45,6 +45,7 @@ struct SealedRestartTests {
         // An older generation: the folder as it was before a compacted past it.
         a.compact()
         try a.set(.string("later"), forKey: "k9")
+        a.reachSyncPoint()  // signed: b reads a's write at once, not only once a's next mark came in time
         b = try fixture.open("b")
         #expect(b.value(forKey: "k9") == .string("later"))
         b.close()

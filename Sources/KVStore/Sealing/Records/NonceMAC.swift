@@ -29,10 +29,26 @@ struct NonceMAC: Sendable {
 
     /// The first `count` bytes of the code of `parts`, one after the other.
     func code(of parts: UnsafeRawBufferPointer..., prefix count: Int) -> [UInt8] {
-        var hash = inner
-        for part in parts { hash.update(part) }
-        var outerHash = outer
-        outerHash.update(hash.finalize())
-        return Array(outerHash.finalize().prefix(count))
+        [UInt8](unsafeUninitializedCapacity: count) { code, initialized in
+            self.code(into: UnsafeMutableRawBufferPointer(code)) { hash in
+                for part in parts { hash.update(part) }
+            }
+            initialized = count
+        }
+    }
+
+    /// Writes the first `code.count` bytes of the code of what `message` hashes to `code`: a sealed
+    /// record's nonce, in place in its payload. Its digests stay on the stack.
+    func code(into code: UnsafeMutableRawBufferPointer, of message: (inout SHA256State) -> Void) {
+        precondition(code.count <= SHA256State.byteCount, "an HMAC-SHA256 code has 32 bytes")
+        withUnsafeTemporaryAllocation(byteCount: SHA256State.byteCount, alignment: 1) { digest in
+            var hash = inner
+            message(&hash)
+            hash.finalize(into: digest)
+            var outerHash = outer
+            outerHash.update(UnsafeRawBufferPointer(digest))
+            outerHash.finalize(into: digest)
+            code.copyMemory(from: UnsafeRawBufferPointer(rebasing: digest[..<code.count]))
+        }
     }
 }

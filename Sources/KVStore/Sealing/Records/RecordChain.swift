@@ -58,7 +58,7 @@ struct RecordChain: Equatable, Sendable {
         var hash = SHA256State()
         hash.update(head)
         hash.update(payload)
-        head = hash.finalize()
+        head.withUnsafeMutableBytes { hash.finalize(into: $0) }  // in place: a chain's head is hashed at every record
         count += 1
         isSigned = false
     }

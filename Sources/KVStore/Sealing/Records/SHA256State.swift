@@ -34,9 +34,16 @@ struct SHA256State: Sendable {
     /// The digest of everything it took.
     consuming func finalize() -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: Self.byteCount) { digest, count in
-            SHA256_Final(digest.baseAddress, &context)
+            finalize(into: UnsafeMutableRawBufferPointer(digest))
             count = Self.byteCount
         }
+    }
+
+    /// Writes the digest of everything it took to `digest` (32 bytes), allocating nothing: a sealed
+    /// record's nonce and chain take three digests each.
+    consuming func finalize(into digest: UnsafeMutableRawBufferPointer) {
+        precondition(digest.count == Self.byteCount, "a SHA-256 digest takes 32 bytes")
+        SHA256_Final(digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &context)
     }
 
     /// The digest of `bytes`.

@@ -35,9 +35,11 @@ struct SealedFileOpener {
     private(set) var lastSigned: (chain: RecordChain, signature: [UInt8])?
     /// In the device's own folder, the last unsigned record after the last signed one, to check at the
     /// read's end: the chain's head before it, its bound bytes, its padded plaintext and its nonce.
-    private var lastUnsigned: (head: [UInt8], bound: [UInt8], padded: Data, nonce: [UInt8])?
+    private var lastUnsigned: (head: [UInt8], bound: [UInt8], padded: [UInt8], nonce: [UInt8])?
     /// Checking each: whether the record just opened is the device's own, as is every unsigned one since the last signed.
     private var ownSoFar = true
+    /// The cipher context its records are opened with, one after another.
+    private let cipher = RecordCipher.Context()
 
     /// An opener of `device`'s file whose chain has reached `chain`; `ownFolder` when the file is a
     /// segment of this device's own folder, read by this device.
@@ -56,7 +58,7 @@ struct SealedFileOpener {
         guard parts.index == chain.count else { return .failure(.outOfPlace(index: parts.index, expected: chain.count)) }
         var opened: SealedRecord.Opened?
         if !parts.isMark {
-            switch parts.openPadded(keys: keys, origin: chain.origin) {
+            switch parts.openPadded(keys: keys, origin: chain.origin, cipher: cipher) {
             case let .success(record): opened = record
             case let .failure(reason): return .failure(reason)
             }
@@ -104,7 +106,7 @@ struct RecordSealer {
     /// The file's chain as far as it was written.
     var chain: RecordChain
     /// The cipher context its seals use: the journal's writer keeps one from write to write.
-    let cipher: RecordCipher.SealingContext
+    let cipher: RecordCipher.Context
 
     /// The sealer of a new, empty file of this device's folder.
     init(keys: SealingKeys, file: SealedFile) {
@@ -112,7 +114,7 @@ struct RecordSealer {
     }
 
     /// The sealer of a file whose chain is `chain`, sealing with `cipher`.
-    init(keys: SealingKeys, chain: RecordChain, cipher: RecordCipher.SealingContext = RecordCipher.SealingContext()) {
+    init(keys: SealingKeys, chain: RecordChain, cipher: RecordCipher.Context = RecordCipher.Context()) {
         self.keys = keys
         self.chain = chain
         self.cipher = cipher

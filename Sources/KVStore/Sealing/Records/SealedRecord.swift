@@ -1,5 +1,4 @@
 import Crypto
-import Foundation
 
 /// A sealed frame's payload: one plain record (``RecordCodec``'s bytes,
 /// unchanged) padded, encrypted under the store key of an epoch, bound to its
@@ -66,39 +65,45 @@ enum SealedRecord {
 
     /// Appends the payload sealing `record` as the next record of `chain` (which it extends) to `writer`
     /// with `cipher`, signing it when `signed`. Returns the length of the plain record it seals.
+    ///
+    /// Everything is done in place in `writer`, in the payload's layout: the bound bytes, room for the
+    /// nonce, the record encoded and padded, room for the tag; then the nonce's MAC is taken of the chain's
+    /// head and those bytes, and the padded record sealed where it lies. A separate buffer for the MAC's
+    /// message and another for the ciphertext were a fifth of a sealed write's framing
+    /// (docs/performance.md § What sealing costs).
     static func seal(_ record: JournalRecord, keys: SealingKeys, chain: inout RecordChain, signed: Bool,
-                     cipher: RecordCipher.SealingContext, into writer: inout ByteWriter) -> Int {
+                     cipher: RecordCipher.Context, into writer: inout ByteWriter) -> Int {
         let capacity = RecordCodec.capacity(for: record)
         writer.bytes.reserveCapacity(writer.bytes.count + size(sealing: capacity, signed: signed))
         let start = writer.bytes.count
         writeBound(flags: signed ? signedFlag : 0, keys: keys, chain: chain, into: &writer)
-        // What the nonce's MAC takes, in one buffer (one update of it, not three): the chain's head, the
-        // bound bytes and the padded plaintext, the record encoded in place, which is sealed from there.
-        // Nothing here keeps a slice of `writer`: one kept alive while the box is appended made that append
-        // copy the whole buffer, a snapshot's 256 KiB for each record a compaction sealed.
-        let paddedStart = chain.head.count + boundSize
-        var message = ByteWriter(capacity: paddedStart + bucket(for: capacity))
-        message.raw(chain.head)
-        message.raw(writer.bytes[start...])
-        RecordCodec.encode(record, into: &message)
-        let count = message.bytes.count - paddedStart
-        message.u8(0x80)
-        message.raw(repeatElement(0, count: paddedStart + bucket(for: count) - message.bytes.count))
+        writer.zeros(nonceSize)
+        let paddedStart = writer.bytes.count
+        RecordCodec.encode(record, into: &writer)
+        let count = writer.bytes.count - paddedStart
+        writer.u8(0x80)
+        writer.zeros(bucket(for: count) - count - 1 + tagSize)
         // The membership always holds the current epoch's key: a SealingKeys without it is a broken contract.
         guard let key = keys.storeKey(epoch: keys.currentEpoch) else {
             preconditionFailure("SealingKeys lacks the key of its current epoch \(keys.currentEpoch)")
         }
-        let nonce = ownNonce(key: keys.ownNonceMAC, message: message.bytes)
-        writer.raw(nonce)  // then the ciphertext and its tag: the payload's layout
-        message.bytes.withUnsafeBytes { message in
-            nonce.withUnsafeBytes { nonce in
-                withAuthenticated(origin: chain.origin, bound: UnsafeRawBufferPointer(rebasing: message[chain.head.count..<paddedStart])) {
-                    RecordCipher.seal(UnsafeRawBufferPointer(rebasing: message[paddedStart...]), key: key, nonce: nonce,
-                                      authenticating: $0, into: &writer, context: cipher)
+        writer.bytes.withUnsafeMutableBytes { payload in
+            let bound = UnsafeRawBufferPointer(rebasing: payload[start..<start + boundSize])
+            let nonce = UnsafeMutableRawBufferPointer(rebasing: payload[start + boundSize..<paddedStart])
+            let padded = UnsafeMutableRawBufferPointer(rebasing: payload[paddedStart..<payload.count - tagSize])
+            chain.head.withUnsafeBytes { head in
+                keys.ownNonceMAC.code(into: nonce) { hash in
+                    hash.update(head)
+                    hash.update(bound)
+                    hash.update(UnsafeRawBufferPointer(padded))
                 }
             }
+            withAuthenticated(origin: chain.origin, bound: bound) {
+                RecordCipher.seal(inPlace: padded, tag: UnsafeMutableRawBufferPointer(rebasing: payload[(payload.count - tagSize)...]),
+                                  key: key, nonce: UnsafeRawBufferPointer(nonce), authenticating: $0, context: cipher)
+            }
+            chain.extend(with: UnsafeRawBufferPointer(rebasing: payload[start...]))
         }
-        writer.bytes.withUnsafeBytes { chain.extend(with: UnsafeRawBufferPointer(rebasing: $0[start...])) }
         if signed { sign(&chain, keys: keys, into: &writer) }
         return count
     }
@@ -141,14 +146,8 @@ enum SealedRecord {
     /// The nonce of a record: the first 12 bytes of HMAC-SHA256 under the device's own nonce key of the
     /// chain's head before it, its bound bytes and its padded plaintext. Unique for each place and
     /// content, as a random one would be, and only the device can make it.
-    static func ownNonce(key: NonceMAC, head: [UInt8], bound: UnsafeRawBufferPointer, padded: Data) -> [UInt8] {
+    static func ownNonce(key: NonceMAC, head: [UInt8], bound: UnsafeRawBufferPointer, padded: [UInt8]) -> [UInt8] {
         head.withUnsafeBytes { head in padded.withUnsafeBytes { key.code(of: head, bound, $0, prefix: nonceSize) } }
-    }
-
-    /// The first 12 bytes of the MAC `key` of `message`: a record's nonce when `message` is the chain's
-    /// head before it, its bound bytes and its padded plaintext in one buffer.
-    static func ownNonce(key: NonceMAC, message: [UInt8]) -> [UInt8] {
-        message.withUnsafeBytes { key.code(of: $0, prefix: nonceSize) }
     }
 
     /// A payload's parts, as read before anything is checked.
@@ -186,26 +185,27 @@ enum SealedRecord {
         }
 
         /// The padded plain record (the record, `0x80`, zeros), or why not: the seal does not open under
-        /// `keys` with the chain's `origin` (a mark has none).
-        func openPadded(keys: SealingKeys, origin: [UInt8]) -> Result<Opened, SealRefusal> {
+        /// `keys` with the chain's `origin` (a mark has none). Opened with `cipher`, which its reader keeps.
+        func openPadded(keys: SealingKeys, origin: [UInt8], cipher: RecordCipher.Context) -> Result<Opened, SealRefusal> {
             guard !isMark else { return .failure(.doesNotOpen) }
             guard let key = keys.storeKey(epoch: epoch) else { return .failure(.unknownEpoch(epoch)) }
             guard let padded = withAuthenticated(origin: origin, bound: bound, {
-                RecordCipher.open(UnsafeRawBufferPointer(rebasing: sealed.dropFirst(nonceSize)), key: key, nonce: nonce, authenticating: $0)
+                RecordCipher.open(UnsafeRawBufferPointer(rebasing: sealed.dropFirst(nonceSize)), key: key, nonce: nonce,
+                                  authenticating: $0, context: cipher)
             }), let count = SealedRecord.unpaddedCount(padded) else {
                 return .failure(.doesNotOpen)
             }
             return .success(Opened(padded: padded, count: count))
         }
 
-        /// The plain record, or why not (``openPadded(keys:origin:)``).
-        func open(keys: SealingKeys, origin: [UInt8]) -> Result<[UInt8], SealRefusal> {
-            openPadded(keys: keys, origin: origin).map(\.plain)
+        /// The plain record, or why not (``openPadded(keys:origin:cipher:)``).
+        func open(keys: SealingKeys, origin: [UInt8], cipher: RecordCipher.Context) -> Result<[UInt8], SealRefusal> {
+            openPadded(keys: keys, origin: origin, cipher: cipher).map(\.plain)
         }
 
         /// Whether the record's nonce is this device's (``ownNonce(key:head:bound:padded:)``), `head` being
         /// the chain's head before it: then the device wrote it, signed or not.
-        func hasOwnNonce(key: NonceMAC, head: [UInt8], padded: Data) -> Bool {
+        func hasOwnNonce(key: NonceMAC, head: [UInt8], padded: [UInt8]) -> Bool {
             !isMark && ownNonce(key: key, head: head, bound: bound, padded: padded).elementsEqual(nonce)
         }
     }
@@ -213,16 +213,14 @@ enum SealedRecord {
     /// An opened record: its padded plaintext (the record, `0x80`, zeros), and the record's length in it,
     /// found once as its padding was checked.
     struct Opened {
-        let padded: Data
+        let padded: [UInt8]
         let count: Int
         /// The plain record.
         var plain: [UInt8] { Array(padded.prefix(count)) }
     }
 
     /// The length of the record in `padded`: before its one `0x80` followed by zeros; nil when the padding is not so.
-    /// Scanned through its bytes, not through `Data`'s indices: a byte at a time there, each access checked, it was
-    /// a sixth of a sealed compaction's reading of the versions it copies (docs/performance.md § What sealing costs).
-    static func unpaddedCount(_ padded: Data) -> Int? {
+    static func unpaddedCount(_ padded: [UInt8]) -> Int? {
         padded.withUnsafeBytes { bytes in
             var end = bytes.count
             while end > 0, bytes[end - 1] == 0 { end -= 1 }
