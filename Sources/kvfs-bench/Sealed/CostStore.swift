@@ -61,6 +61,17 @@ final class CostStore: Sendable {
         }
     }
 
+    /// How many times `device`'s journal has moved to a new segment: each compaction moves it once
+    /// (`journal-<generation in hex>.log`, from 1).
+    func compactions(of device: DeviceID) -> Int {
+        let folder = sync.path + "/devices/" + device.hex
+        let generations = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { name -> UInt64? in
+            guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { return nil }
+            return UInt64(name.dropFirst("journal-".count).dropLast(".log".count), radix: 16)
+        }
+        return Int(generations.max() ?? 1) - 1
+    }
+
     /// The seconds `device` takes to open the store and read it (`refresh()`), which then holds `expected`.
     func timeOpening(_ device: String, expecting expected: [StoreKey: PropertyListValue]) throws -> Double {
         var store: DeviceStore?

@@ -6,7 +6,8 @@ import TestSupport
 /// docs/sealed.md), the same store plain and sealed in one run, each made as
 /// kvfs makes it (``CostStore``):
 /// - writes and reads through the library (``DeviceStore``), both stores open, `--write-rounds`
-///   rounds of writes taken in turn;
+///   rounds of writes taken in turn; `--compaction-floor` raises both stores' compaction floor
+///   (1 MiB of records), so that a large one measures the writes without the compactions they make due;
 /// - a store whose other device's journal holds `--records` records: each
 ///   written as any write is (appended, sealed and signed by the journal's
 ///   writer), none compacted away (`compactionFloor`); the time this takes is
@@ -20,7 +21,7 @@ import TestSupport
 /// nothing refused: otherwise the benchmark fails. Speed is reported, never asserted.
 enum SealedCostBenchmark: Benchmark {
     static let name = "sealed"
-    static let usage = "sealed [--writes 20000] [--write-rounds 10] [--records 1000000] [--keys 1000] [--rounds 1] [--dir DIR]"
+    static let usage = "sealed [--writes 20000] [--write-rounds 10] [--compaction-floor BYTES] [--records 1000000] [--keys 1000] [--rounds 1] [--dir DIR]"
     static let summary = """
         the same store plain and sealed: writes and reads through the library; and a store whose other device's \
         journal holds N records, opened through the library (sealed: the last signature of each read checked, and \
@@ -33,14 +34,15 @@ enum SealedCostBenchmark: Benchmark {
         let keys = try options.value("keys", default: 1000)
         let rounds = try options.value("rounds", default: 1)
         let writeRounds = try options.value("write-rounds", default: 10)
+        let compactionFloor: Int? = try options.names.contains("compaction-floor") ? options.value("compaction-floor", default: 0) : nil
         let base = try options.value("dir", default: NSTemporaryDirectory())
-        guard writes > 0, records > 0, keys > 0, rounds > 0, writeRounds > 0 else { throw OptionError(message: "usage: kvfs-bench \(usage)") }
+        guard writes > 0, records > 0, keys > 0, rounds > 0, writeRounds > 0, (compactionFloor ?? 1) > 0 else { throw OptionError(message: "usage: kvfs-bench \(usage)") }
         guard access(MountPair.kvfs, X_OK) == 0 else { throw OptionError(message: "\(MountPair.kvfs) is missing: build kvfs first") }
         let root = URL(fileURLWithPath: base).appendingPathComponent("kvfs-bench-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { _ = try? ChildProcess.run("rm", ["-rf", root]) }
         say("plain and sealed stores under \(root); load \(loadAverage()) on \(ProcessInfo.processInfo.activeProcessorCount) CPUs")
-        try writesAndReads(root: root, writes: writes, keys: keys, rounds: writeRounds)
+        try writesAndReads(root: root, writes: writes, keys: keys, rounds: writeRounds, compactionFloor: compactionFloor)
         try longJournal(root: root, records: records, keys: keys, rounds: rounds)
         say("load at end \(loadAverage())")
     }
@@ -57,11 +59,13 @@ enum SealedCostBenchmark: Benchmark {
 
     /// `writes` writes of 100 bytes over `keys` keys through one device of a plain store and of a sealed one,
     /// both open at once, in `rounds` rounds taken in turn (so that the machine's moods fall on both alike),
-    /// then as many reads: the median of the rounds' time per write, and the median of their ratios.
-    private static func writesAndReads(root: String, writes: Int, keys: Int, rounds: Int) throws {
+    /// then as many reads: the median of the rounds' time per write, and the median of their ratios. With
+    /// `compactionFloor`, both stores compact only past that many bytes of records.
+    private static func writesAndReads(root: String, writes: Int, keys: Int, rounds: Int, compactionFloor: Int?) throws {
         let value = PropertyListValue.string(String(repeating: "v", count: 100))
         let stores = try Sealing.allCases.map { try CostStore(root: root + "/writes-" + $0.rawValue, sealing: $0, firstDevice: "writer") }
         let devices = try stores.map { try $0.open("writer") }
+        if let compactionFloor { for device in devices { device.compactionFloor = compactionFloor } }
         defer { for device in devices { device.close() } }
         let perRound = max(1, writes / rounds)
         var perWrite = [Latencies(), Latencies()], ratios = Latencies()
@@ -80,10 +84,13 @@ enum SealedCostBenchmark: Benchmark {
         guard held[0].count == min(rounds * perRound, keys), held[0] == held[1] else {
             throw OptionError(message: "the plain and sealed stores differ after the same writes (\(held[0].count) and \(held[1].count) values)")
         }
-        say(String(format: "%d writes of 100 bytes over %d keys in %d rounds of each store in turn: plain %.1f µs, sealed %.1f µs a write "
+        let floor = compactionFloor.map { ", compaction floor \($0) bytes" } ?? ""
+        say(String(format: "%d writes of 100 bytes over %d keys in %d rounds of each store in turn" + floor + ": plain %.1f µs, sealed %.1f µs a write "
                    + "(medians of the rounds); the rounds' median ratio %.2fx (from %.2fx to %.2fx)",
                    rounds * perRound, min(rounds * perRound, keys), rounds, perWrite[0].median * 1e6, perWrite[1].median * 1e6,
                    ratios.median, ratios.percentile(0), ratios.maximum))
+        let compactions = zip(stores, devices).map { store, device in store.compactions(of: device.deviceID) }
+        say("compactions during the writes: plain \(compactions[0]), sealed \(compactions[1])")
         say(String(format: "%d reads: plain %.2f µs, sealed %.2f µs a read (%@)", writes, perRead[0] * 1e6, perRead[1] * 1e6, ratio(perRead)))
         // A write appends its record unsigned; a mark signs a burst once the writer is idle for 2 ms (docs/sealed.md).
         let signature = DeviceStore.secondsPerSignature(count: min(writes, 5000))

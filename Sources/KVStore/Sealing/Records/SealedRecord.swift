@@ -68,9 +68,9 @@ enum SealedRecord {
     ///
     /// Everything is done in place in `writer`, in the payload's layout: the bound bytes, room for the
     /// nonce, the record encoded and padded, room for the tag; then the nonce's MAC is taken of the chain's
-    /// head and those bytes, and the padded record sealed where it lies. A separate buffer for the MAC's
-    /// message and another for the ciphertext were a fifth of a sealed write's framing
-    /// (docs/performance.md § What sealing costs).
+    /// head and those bytes, and the padded record sealed where it lies. A buffer for the MAC's message,
+    /// another for the ciphertext, and arrays for the nonce and the digests were 8% of a sealed frame's
+    /// instructions by callgrind (docs/performance.md § What sealing costs).
     static func seal(_ record: JournalRecord, keys: SealingKeys, chain: inout RecordChain, signed: Bool,
                      cipher: RecordCipher.Context, into writer: inout ByteWriter) -> Int {
         let capacity = RecordCodec.capacity(for: record)
