@@ -74,26 +74,34 @@ struct RecordFiles: ~Copyable {
     mutating func record(at location: RecordLocation, in folder: DeviceFolder) -> JournalRecord? {
         let name = location.fileName
         let path = folder.path + "/" + name
-        if let read, read.path == path, location.offset >= read.offset, location.offset + location.length <= read.offset + read.bytes.count {
-            let start = location.offset - read.offset
-            return read.bytes.withUnsafeBytes { record(inFrame: UnsafeRawBufferPointer(rebasing: $0[start..<start + location.length]), at: location, in: folder, path: path) }
-        }
-        if folders[folder.path] == nil { folders[folder.path] = .some((try? folder.open()) ?? nil) }
-        guard case let handle?? = folders[folder.path] else { return nil }
-        if files[path] == nil { files[path] = .some((try? handle.openFile(name, .readOnly)) ?? nil) }
-        guard case let file?? = files[path] else { return nil }
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: max(location.length, window)) { buffer, count in
-            do throws(KVStoreError) {
-                count = try handle.read(file, named: name, from: location.offset, into: UnsafeMutableRawBufferPointer(buffer))
-            } catch {
-                (count, failed) = (0, true)
+        if start(of: location, path: path) == nil {
+            if folders[folder.path] == nil { folders[folder.path] = .some((try? folder.open()) ?? nil) }
+            guard case let handle?? = folders[folder.path] else { return nil }
+            if files[path] == nil { files[path] = .some((try? handle.openFile(name, .readOnly)) ?? nil) }
+            guard case let file?? = files[path] else { return nil }
+            var failed = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: max(location.length, window)) { buffer, count in
+                do throws(KVStoreError) {
+                    count = try handle.read(file, named: name, from: location.offset, into: UnsafeMutableRawBufferPointer(buffer))
+                } catch {
+                    (count, failed) = (0, true)
+                }
             }
+            guard !failed else { return nil }
+            read = (path, location.offset, bytes)
         }
-        guard !failed else { return nil }
-        read = (path, location.offset, bytes)
-        guard bytes.count >= location.length else { return nil }
-        return bytes.withUnsafeBytes { record(inFrame: UnsafeRawBufferPointer(rebasing: $0[..<location.length]), at: location, in: folder, path: path) }
+        // A file that ends before the frame does holds no record there.
+        guard let start = start(of: location, path: path), let read else { return nil }
+        return read.bytes.withUnsafeBytes {
+            record(inFrame: UnsafeRawBufferPointer(rebasing: $0[start..<start + location.length]), at: location, in: folder, path: path)
+        }
+    }
+
+    /// Where the frame at `location` of the file at `path` starts in the bytes last read; nil unless they hold it whole.
+    private func start(of location: RecordLocation, path: String) -> Int? {
+        guard let read, read.path == path, location.offset >= read.offset,
+              location.offset + location.length <= read.offset + read.bytes.count else { return nil }
+        return location.offset - read.offset
     }
 
     /// The record in `frame`, the whole frame read from `location` in `folder`, whose file is at `path`.

@@ -76,10 +76,10 @@ enum RecordCipher {
     }
 
     /// The plaintext of `sealed` (ciphertext then tag) under `key` and `nonce`, authenticating
-    /// `authenticated`, opened with `context` (or one of its own); nil when it does not open (altered,
-    /// forged, another key, nonce or binding).
+    /// `authenticated`, opened with `context`; nil when it does not open (altered, forged, another key,
+    /// nonce or binding).
     static func open(_ sealed: UnsafeRawBufferPointer, key: SymmetricKey, nonce: UnsafeRawBufferPointer,
-                     authenticating authenticated: UnsafeRawBufferPointer, context: Context = Context()) -> [UInt8]? {
+                     authenticating authenticated: UnsafeRawBufferPointer, context: Context) -> [UInt8]? {
         guard sealed.count >= tagSize, nonce.count == nonceSize, key.bitCount == 256,
               context.setUp(sealing: false, key: key, nonce: nonce) else { return nil }
         let count = sealed.count - tagSize
