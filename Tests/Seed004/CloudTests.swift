@@ -117,6 +117,12 @@ struct CloudTests {
             settings.fontSize = nil
             #expect(devices.this.values == ["nickname": .string("fat")])
             #expect(settings.nickname == "fat" && settings.fontSize == 14)
+            // The other device writes over what it has seen: a write concurrent with "fat" in the same clock
+            // tick may lose to it by the devices' order, and then this device sees no change.
+            #expect(await poll(seconds: 20) {
+                _ = devices.other.synchronize()
+                return devices.other.string(forKey: "nickname") == "fat"
+            })
             let nickname = ObservationFlag { _ = settings.nickname }
             devices.other.set(3, forKey: "nickname")
             await devices.settle()
