@@ -81,7 +81,7 @@ struct RetireTests {
         let a = try fixture.open("a"), b = try fixture.open("b")
         defer { a.close(); b.close(); fixture.cleanup() }
         try b.set(.integer(1), forKey: "k")
-        a.refresh()
+        a.refresh(after: b)
         #expect(throws: KVStoreError.self) { try a.retire(a.deviceID) }
         #expect(throws: KVStoreError.self) { try a.retire(DeviceID.random()) }
         #expect(throws: KVStoreError.self) { try a.device(matching: "nobody") }
