@@ -23,10 +23,7 @@ struct CloudTests {
             settings.color = .blue
             #expect(devices.this.values == ["number": .integer(2), "color": .string("blue")])
             let elsewhere = QuickStartCloud.CloudSettings(store: devices.other)
-            #expect(await poll(seconds: 20) {
-                _ = devices.other.synchronize()
-                return elsewhere.number == 2 && elsewhere.color == .blue && elsewhere.style == .style1
-            })
+            await devices.otherSees { elsewhere.number == 2 && elsewhere.color == .blue && elsewhere.style == .style1 }
         }
     }
 
@@ -94,10 +91,7 @@ struct CloudTests {
             settings.number = 5
             settings.color = .green
             // The other device removes what it has seen: a removal of a key it does not have changes nothing.
-            #expect(await poll(seconds: 20) {
-                _ = devices.other.synchronize()
-                return devices.other.longLong(forKey: "number") == 5
-            })
+            await devices.otherSees { devices.other.longLong(forKey: "number") == 5 }
             let number = ObservationFlag { _ = settings.number }
             devices.other.removeObject(forKey: "number")
             devices.other.set("mauve", forKey: "color")
@@ -119,10 +113,7 @@ struct CloudTests {
             #expect(settings.nickname == "fat" && settings.fontSize == 14)
             // The other device writes over what it has seen: a write concurrent with "fat" in the same clock
             // tick may lose to it by the devices' order, and then this device sees no change.
-            #expect(await poll(seconds: 20) {
-                _ = devices.other.synchronize()
-                return devices.other.string(forKey: "nickname") == "fat"
-            })
+            await devices.otherSees { devices.other.string(forKey: "nickname") == "fat" }
             let nickname = ObservationFlag { _ = settings.nickname }
             devices.other.set(3, forKey: "nickname")
             await devices.settle()
@@ -141,10 +132,7 @@ struct CloudTests {
             #expect(stored?["name"] as? String == "fat")
             #expect((stored?["preferences"] as? [String: Any])?["fontSize"] as? Int == 18)
             let elsewhere = CodableSupport.CloudStore(store: devices.other)
-            #expect(await poll(seconds: 20) {
-                _ = devices.other.synchronize()
-                return elsewhere.userProfile.preferences.fontSize == 18 && elsewhere.userProfile.name == "fat"
-            })
+            await devices.otherSees { elsewhere.userProfile.preferences.fontSize == 18 && elsewhere.userProfile.name == "fat" }
         }
     }
 
@@ -217,10 +205,7 @@ struct CloudTests {
             let username = ObservationFlag { _ = state.cloudSettings.username }
             #expect(user.username == "alice" && user.age == 25 && own.theme == "light")
             // The other device removes what it has seen: a removal of a key it does not have changes nothing.
-            #expect(await poll(seconds: 20) {
-                _ = devices.other.synchronize()
-                return devices.other.string(forKey: "username") == "alice"
-            })
+            await devices.otherSees { devices.other.string(forKey: "username") == "alice" }
             devices.other.set("dark", forKey: "theme")
             devices.other.removeObject(forKey: "username")
             devices.other.set("Grace", forKey: "user_display_name")

@@ -62,6 +62,16 @@ final class TwoDevices: @unchecked Sendable {
         }
         #expect(arrived, "the other device's write did not arrive", sourceLocation: sourceLocation)
     }
+
+    /// Waits until `other`, reading the sync directory, sees what `condition` asks: that it has read
+    /// `this`'s writes before it writes over them.
+    func otherSees(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let seen = await poll(seconds: 20) {
+            _ = other.synchronize()
+            return condition()
+        }
+        #expect(seen, "the other device did not see this device's writes", sourceLocation: sourceLocation)
+    }
 }
 
 /// Runs `body` with two fresh devices, closing them after.
