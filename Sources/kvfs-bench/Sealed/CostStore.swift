@@ -90,7 +90,8 @@ final class CostStore: Sendable {
     /// Mounts the store as `device` at `mount` with the `kvfs` beside this
     /// benchmark: the seconds until `kvfs mount` returned, and until every
     /// value of `expected` reads back through the mount (each key's file
-    /// holds its value's file form). Unmounts it again.
+    /// holds its value's file form), failing at once when the mount refuses
+    /// a record or dies (``MountStatus``). Unmounts it again.
     func timeMount(_ device: String, at mount: String, expecting expected: [StoreKey: PropertyListValue]) throws -> (returned: Double, readable: Double) {
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
         let files = expected.map { (path: mount + "/" + $0.key.string, content: Data(FileForm.encode($0.value))) }
@@ -102,7 +103,8 @@ final class CostStore: Sendable {
         guard let mounted, mounted.status == 0 else { throw ChildProcessError.failed("kvfs mount", mounted?.output ?? "") }
         defer { _ = try? ChildProcess.run(MountPair.kvfs, ["unmount", mount]) }
         let waited = try seconds {
-            try waitUntil(seconds: 3600, "every value readable through \(mount)", every: 0.01) {
+            // A refused record's folder is never read: the wait ends at the first refusal (or when the mount dies).
+            try MountStatus.waitUntil(seconds: 3600, "every value to read back through the mount of the \(sealing) store", through: mount) {
                 files.allSatisfy { FileManager.default.contents(atPath: $0.path) == $0.content }
             }
         }
