@@ -26,7 +26,9 @@
 #     KVFS_SEALED_WRITES (20000) writes and reads through the library; a store whose other device's journal
 #     holds KVFS_SEALED_RECORDS (10^6) records, written through the library as any write is, opened through
 #     the library (with the last signature of each read checked, and with each: docs/sealed.md § Checking
-#     signatures) and mounted with kvfs, from `kvfs mount` until every value reads back through the mount.
+#     signatures) and mounted with kvfs, from `kvfs mount` until every value reads back through the mount;
+#     and Syncthing's propagation mount to mount (kvfs-bench mounts --sealed both: KVFS_SEALED_PROBES (100) probes,
+#     idle and under load, the pair plain and sealed in turn), in a network namespace that has only its loopback.
 # Usage: mount-scripts/benchmark.sh [KEYS] [VALUE_BYTES] [ROUNDS] [HISTORY_RECORDS] [LOOP_SECONDS]
 #        KVFS_BENCH_ONLY=folders mount-scripts/benchmark.sh   (section 6 alone; KVFS_BENCH_FOLDERS=20000)
 #        KVFS_BENCH_ONLY=history mount-scripts/benchmark.sh   (section 7 alone)
@@ -34,7 +36,8 @@
 #        KVFS_BENCH_ONLY=scale mount-scripts/benchmark.sh     (section 9 alone; KVFS_SCALE_MB=200)
 #        KVFS_BENCH_ONLY=history-writes mount-scripts/benchmark.sh   (section 10 alone; KVFS_BENCH_WRITES=200000)
 #        KVFS_BENCH_ONLY=sealed mount-scripts/benchmark.sh   (section 11 alone: builds kvfs and kvfs-bench in release, no test target;
-#                                                             KVFS_SEALED_WRITES=20000 KVFS_SEALED_RECORDS=1000000 KVFS_SEALED_ROUNDS=1)
+#                                                             KVFS_SEALED_WRITES=20000 KVFS_SEALED_RECORDS=1000000 KVFS_SEALED_ROUNDS=1
+#                                                             KVFS_SEALED_PROBES=100)
 # The machine should be otherwise idle: the script prints the load average it started with.
 # The yardsticks are C programs in mount-scripts/yardsticks/ (fsops.c, memfs.c,
 # memfs_ll.c), built here with the system's cc at -O2 against libfuse3
@@ -52,6 +55,7 @@ cleanup() {
     done
     jobs -p | xargs -r kill 2>/dev/null || true
     [ -z "$loopdev" ] || { umount -l "$work/ext4" 2>/dev/null || true; losetup -d "$loopdev" 2>/dev/null || true; }
+    [ -z "${netns:-}" ] || ip netns del "$netns" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -115,6 +119,19 @@ scale() {  # section 9: the scale test's long form
 sealed() {  # section 11: what sealing costs
     "$bin/kvfs-bench" sealed --writes "${KVFS_SEALED_WRITES:-20000}" --records "${KVFS_SEALED_RECORDS:-1000000}" \
         --rounds "${KVFS_SEALED_ROUNDS:-1}" --dir "$work"
+    # Syncthing's propagation, the pair plain and sealed in turn in each configuration, in a network namespace
+    # of its own whose only interface is its loopback: the two Syncthings reach each other on 127.0.0.1 and nothing else.
+    local status=0
+    if command -v syncthing >/dev/null && command -v ip >/dev/null; then
+        netns=kvfs-bench-$$
+        ip netns add "$netns" && ip -n "$netns" link set lo up
+        ip netns exec "$netns" "$bin/kvfs-bench" mounts --integration on --load both --sealed both \
+            --writes "${KVFS_SEALED_PROBES:-100}" --dir "$work" || status=$?
+        ip netns del "$netns"; netns=""
+        [ "$status" = 0 ] || return "$status"
+    else
+        echo "sealed: Syncthing's propagation not measured: syncthing or ip (iproute2) is not installed"
+    fi
 }
 if [ "${KVFS_BENCH_ONLY:-}" = sealed ]; then  # section 11 alone
     build_release

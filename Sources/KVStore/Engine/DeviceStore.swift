@@ -370,7 +370,10 @@ public final class DeviceStore: Sendable {
             signing?.appended()  // sealed: its mark follows (docs/sealed.md § Signing at sync points)
             for record in outcome.records { notifier.appended(record) }
             if outcome.compactionDue { compactWhenDue() }
-            notifier.committed()
+            // Sealed, the write is readable elsewhere once its mark is there, which tells the listeners
+            // (signAppends): a Syncthing scan now would send the records without it, and Syncthing then
+            // waits 250 ms before it sends the next change, the mark (docs/performance.md § What sealing costs).
+            if signing == nil { notifier.committed() }
             if !outcome.displaced.isEmpty {
                 notifier.record(StoreChange(reason: .quotaViolationChange, keys: Array(outcome.displaced)))
             }

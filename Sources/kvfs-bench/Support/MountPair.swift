@@ -38,8 +38,9 @@ final class MountPair {
             for index in 0..<2 {
                 if index == 1, let pair {  // the second device joins once the store id (and a sealed store's roster) has arrived
                     try pair.scan(0)
-                    let arrived = (["/store-id"] + (sealing == .sealed ? ["/roster"] : [])).map { folders[1] + $0 }
-                    try waitUntil(seconds: 30, "\(arrived)") { arrived.allSatisfy(FileManager.default.fileExists(atPath:)) }
+                    try waitUntil(seconds: 30, "the store id\(sealing == .sealed ? " and the roster" : "") in \(folders[1])") {
+                        arrived(sealing == .sealed ? ["store-id", "roster"] : ["store-id"])
+                    }
                 }
                 if sealing == .sealed { try seal(index) }
                 try FileManager.default.createDirectory(atPath: mounts[index], withIntermediateDirectories: true)
@@ -51,6 +52,18 @@ final class MountPair {
         } catch {
             stop()
             throw error
+        }
+    }
+
+    /// Whether each of `paths` (files, or folders with every file in them) is in B's sync folder as it is in
+    /// A's: a folder comes before its files, and a file may be there before its last bytes.
+    private func arrived(_ paths: [String]) -> Bool {
+        paths.allSatisfy { path in
+            let from = folders[0] + "/" + path, to = folders[1] + "/" + path
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: from) else {
+                return FileManager.default.contents(atPath: to).map { $0 == FileManager.default.contents(atPath: from) } ?? false
+            }
+            return FileManager.default.fileExists(atPath: to) && arrived(names.map { path + "/" + $0 })
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import KVStore
 
@@ -115,6 +116,25 @@ struct SealedSigningTests {
         #expect(try flags(segment(of: program)).suffix(2) == [0, 3])
         _ = b.refresh()
         #expect(b.value(forKey: "last") == .string("last"))
+    }
+
+    @Test("the commit listeners are told of each mark that signs writes, once it is written (kvfs mount --syncthing's scan), not of the unsigned write before it, nor of a sync point with nothing to sign", arguments: [false, true])
+    func commitListenersHearOfEachMark(mount: Bool) throws {
+        defer { fixture.cleanup() }
+        let (store, watcher) = mount ? try mounted("m") : (try fixture.open("p"), nil)
+        defer { watcher?.stop(); store.close() }
+        // What the segment ends with at each call: a scan asked for then carries it.
+        let endings = Mutex<[UInt8?]>([])
+        let token = store.addCommitListener { [self] in
+            let last = try? flags(segment(of: store)).last
+            endings.withLock { $0.append(last) }
+        }
+        defer { store.removeCommitListener(token) }
+        try store.set(.string("v"), forKey: "k")
+        try waitUntil(seconds: 5, "the mark after the write", every: 0.001) { endings.withLock { !$0.isEmpty } }
+        try store.flush()  // nothing left to sign: no mark, no call
+        #expect(endings.withLock { $0 } == [3], "one call, once the mark is there")
+        #expect(try flags(segment(of: store)).suffix(2) == [0, 3])
     }
 
     @Test("at exit, a journal busy for longer than the exit's patience is left unsigned after that patience, for the device's next process to sign")

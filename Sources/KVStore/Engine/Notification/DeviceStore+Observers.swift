@@ -27,10 +27,13 @@ extension DeviceStore {
         notifier.announceVisible(engine.withLock { $0.takeUnannouncedKeys() })
     }
 
-    /// Calls `listener` after each write this device commits to its journal
-    /// (set, remove, rename, conversion), on the writing thread, once the
-    /// store's lock is released: a hook for whoever carries the device's folder
-    /// to other machines (the Syncthing scan request of `kvfs mount --syncthing`).
+    /// Calls `listener` once what this device wrote can be read elsewhere:
+    /// after each write it commits to its journal (set, remove, rename,
+    /// conversion), on the writing thread; in a sealed store, after each mark
+    /// that signs writes instead (on the thread that signs: docs/sealed.md
+    /// § Signing at sync points). Called once the store's lock is released: a
+    /// hook for whoever carries the device's folder to other machines (the
+    /// Syncthing scan request of `kvfs mount --syncthing`).
     /// It runs inside the write call, so it must return at once: hand work to a queue.
     public func addCommitListener(_ listener: @escaping @Sendable () -> Void) -> ObserverToken {
         notifier.addCommitListener(listener)

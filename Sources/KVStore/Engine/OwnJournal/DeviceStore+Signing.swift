@@ -12,15 +12,19 @@ extension DeviceStore {
     @discardableResult
     func signAppends(waiting: Bool) -> Bool {
         guard signing != nil, journal.folder.withLock({ $0.hasUnsignedTail }) else { return true }
+        var marked = false
         defer {
             reportOtherProcessesWrites()
             announceVisibleChanges()
+            // The mark is what makes the writes readable elsewhere: a mount's Syncthing scan
+            // (`--syncthing`) that the write's commit asked for came before it.
+            if marked { notifier.committed() }
         }
         let sign = { [self] (kept: Bool) throws(KVStoreError) in
             try engine.withLock { state throws(KVStoreError) in
                 guard !state.isClosed else { return }
                 if !kept { try state.followOtherProcesses() }
-                try state.own.withLock { folder throws(KVStoreError) in try folder.sign() }
+                marked = try state.own.withLock { folder throws(KVStoreError) in try folder.sign() }
             }
         }
         do throws(KVStoreError) {

@@ -58,11 +58,13 @@ final class OwnFolder: Sendable {
         }
 
         /// In a sealed store, signs the segment's unsigned records with a mark (``JournalWriter/sign()``),
-        /// and moves the reader past it.
-        mutating func sign() throws(KVStoreError) {
-            guard writer.hasUnsignedTail else { return }
+        /// and moves the reader past it. Returns whether it wrote a mark.
+        @discardableResult
+        mutating func sign() throws(KVStoreError) -> Bool {
+            guard writer.hasUnsignedTail else { return false }
             try writer.sign()
             if let latest { reader.follow(writer, latest: latest) }
+            return true
         }
 
         /// In a sealed store, whether the folder ends with records no mark signs yet, as far as this

@@ -176,7 +176,7 @@ final class OwnJournal: Sendable {
         // What this process appended is signed before another may append after it (docs/sealed.md § Signing
         // at sync points), rather than wait for this process's next turn; one that cannot be is signed by
         // the next mark, this process's or another's.
-        try? folder.withLock { folder throws(KVStoreError) in try folder.sign() }
+        _ = try? folder.withLock { folder throws(KVStoreError) in try folder.sign() }
         state.onLease?(false)
         lock?.unlock()
         state.leased = false
