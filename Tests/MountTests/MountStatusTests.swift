@@ -33,11 +33,12 @@ struct MountStatusTests {
         let folder = TemporaryFolder("mount-status-refused")
         defer { folder.cleanup() }
         try Self.kvfs(["seal", "--sync-dir", folder.path + "/sync", "--state-dir", folder.path + "/s-a", "--device-name", "a"])
+        try Self.withMount(in: folder) { mount in try Data("v\n".utf8).write(to: URL(fileURLWithPath: mount + "/k")) }
+        // a's folder, signed at the unmount, copied under another id while nothing has the store open.
+        let devices = folder.path + "/sync/devices/"
+        let own = try String(contentsOfFile: folder.path + "/s-a/device-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try FileManager.default.copyItem(atPath: devices + own, toPath: devices + "00112233445566778899aabbccddeeff")
         try Self.withMount(in: folder) { mount in
-            try Data("v\n".utf8).write(to: URL(fileURLWithPath: mount + "/k"))
-            let devices = folder.path + "/sync/devices/"
-            let own = try String(contentsOfFile: folder.path + "/s-a/device-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            try FileManager.default.copyItem(atPath: devices + own, toPath: devices + "00112233445566778899aabbccddeeff")
             let error = #expect(throws: MountStatus.Ended.self) {
                 try MountStatus.waitUntil(seconds: 120, "a value never written", through: mount) {
                     FileManager.default.fileExists(atPath: mount + "/never-written")
