@@ -14,16 +14,19 @@ import Glibc
 /// end of the file: when that size was another, shorter document's, the JSON
 /// was cut short (so `kvfs unmount` once found no pid in it). FUSE sends
 /// `fstat` without the file handle, so:
-/// - the size a thread that holds the file open is shown is that of the
-///   longest document an open handle serves: exactly its own when it alone
-///   has the file open, and never less than any open handle's, so a reader
-///   that trusts it stops at the end of its own document;
+/// - a thread that holds the file open is shown the size of a document made
+///   then, or of the longest document an open handle serves when that is
+///   longer (its own handles padded to it), so a reader that trusts it stops
+///   at the end of its own document;
 /// - a thread that does not hold it open (a `stat` before the open, as some
 ///   editors do) is shown the size of a document made then, and that
-///   document is what its own open gets if it comes within ten seconds,
+///   size is what its own open serves if it comes within ten seconds,
 ///   and what its further `stat`s measure until then (the kernel itself
 ///   asks again just before the open, to check permissions); otherwise (or
 ///   if that thread never opens) a fresh one is made at open.
+/// A size a stat tells leaves ``slack`` bytes of room, and the open that
+/// follows serves the status of its own moment in that size when it fits,
+/// so a thread that reads the file again and again reads it anew each time.
 /// Whatever size a thread is told, the document it reads (its open
 /// handles', or the one its next open takes) is exactly that long: one
 /// shorter is padded with spaces before its closing newline (JSON's
@@ -47,8 +50,7 @@ final class StatusFile: ServedFile {
         var madeForOpen: [pid_t: (document: [UInt8], made: ContinuousClock.Instant)] = [:]
 
         /// The longest document an open handle serves.
-        var longestServed: [UInt8]? { served.values.map(\.document).max { $0.count < $1.count } }
-        var longestServedLength: Int { longestServed?.count ?? 0 }
+        var longestServedLength: Int { served.values.map(\.document.count).max() ?? 0 }
 
         /// Keeps `document`, made for `thread`'s `stat`, for its next open,
         /// padded to `length` (``StatusFile/padded(_:to:)``).
@@ -91,9 +93,17 @@ final class StatusFile: ServedFile {
     }
 
     func open(_ handle: UInt64, opener: pid_t) {
-        let document = state.withLock { $0.takeMadeForOpen(by: opener) } ?? make()
+        let kept = state.withLock { $0.takeMadeForOpen(by: opener) }
+        let fresh = make()  // without the lock: it takes the store's
+        // The size a stat told (the kept document's) holds, and the status is the one of now when it fits
+        // in it: a thread that reads the file again and again reads it anew each time (``slack``).
+        let document = kept.map { fresh.count <= $0.count ? Self.padded(fresh, to: $0.count) : $0 } ?? fresh
         state.withLock { $0.served[handle] = (document, opener) }
     }
+
+    /// The room a document made for a stat leaves beyond its own length, so that the one made at the
+    /// open that follows (a few bytes longer when a count or a time grew) fits in the size the stat told.
+    static let slack = 256
 
     func release(_ handle: UInt64) {
         _ = state.withLock { $0.served.removeValue(forKey: handle) }
@@ -102,15 +112,11 @@ final class StatusFile: ServedFile {
     func size(for handle: UInt64?, asker: pid_t) -> Int {
         let known: Int? = state.withLock { state in
             if let handle, let served = state.served[handle] { return served.document.count }
-            if state.served.values.contains(where: { $0.opener == asker }),
-               let longest = state.longestServed {
-                // A thread that holds it open (its fstat comes without the
-                // handle, or its close's release is still on its way): the
-                // longest document served, which its next open serves too.
-                state.padServed(of: asker, to: longest.count)
-                state.keepForOpen(longest, by: asker, length: longest.count)
-                return longest.count
-            }
+            // A thread that holds it open (its fstat comes without the handle, or its close's release is
+            // still on its way) is measured against a fresh document below, not its open one kept for its
+            // next open: a thread reading the file in a loop (open, fstat, read, close) got the first
+            // document it read again at every open, for as long as it kept reading.
+            if state.served.values.contains(where: { $0.opener == asker }) { return nil }
             // The kernel asks again at the open itself (its permission check):
             // the same document, so the open serves what the stat measured.
             return state.lengthMadeForOpen(by: asker, atLeast: state.longestServedLength)
@@ -118,7 +124,10 @@ final class StatusFile: ServedFile {
         if let known { return known }
         let document = make()  // without the lock: it takes the store's
         return state.withLock { state in
-            let length = max(document.count, state.longestServedLength)
+            // Never less than an open handle's: its reader stops at the end of its own document. The
+            // asker's own handles are padded to it, so that its fstat's size is the one it reads.
+            let length = max(document.count + Self.slack, state.longestServedLength)
+            state.padServed(of: asker, to: length)
             state.keepForOpen(document, by: asker, length: length)
             return length
         }
