@@ -98,6 +98,28 @@ struct StatusFileTests {
         #expect(Self.read(file, 3, size: .max).count == size8 && Self.isWholeJSON(Self.read(file, 3, size: .max)))
     }
 
+    @Test("a stat's size leaves StatusFile.slack bytes of room: the open after it serves the status of its own moment when that grew by up to the slack, and the stat's own document, whole, when it grew by one byte more")
+    func slackAfterAStat() throws {
+        let pad = Atomic(0)
+        let file = StatusFile(make: { Array("{\"pad\":\"\(String(repeating: "x", count: pad.load(ordering: .relaxed)))\"}\n".utf8) })
+        func padLength(_ bytes: [UInt8]) throws -> Int? {
+            ((try JSONSerialization.jsonObject(with: Data(bytes))) as? [String: String])?["pad"]?.count
+        }
+        let size = file.size(for: nil, asker: 7)  // a document of 11 bytes, told as 11 + slack
+        pad.store(StatusFile.slack, ordering: .relaxed)  // the next one exactly as long as that
+        file.open(1, opener: 7)
+        let fresh = Self.read(file, 1, size: .max)
+        #expect(fresh.count == size && Self.isWholeJSON(fresh))
+        #expect(try padLength(fresh) == StatusFile.slack, "the status of the open's moment")
+        file.release(1)
+        let grownSize = file.size(for: nil, asker: 7)  // 11 + slack bytes, told as 11 + 2 × slack
+        pad.store(2 * StatusFile.slack + 1, ordering: .relaxed)  // one byte more than that
+        file.open(2, opener: 7)
+        let kept = Self.read(file, 2, size: .max)
+        #expect(kept.count == grownSize && Self.isWholeJSON(kept))
+        #expect(try padLength(kept) == StatusFile.slack, "the stat's document: the one of now does not fit")
+    }
+
     @Test("lseek(SEEK_END), which sends the handle, gets the handle's own document's length")
     func sizeByHandle() {
         let file = StatusFile(make: Self.documents())
