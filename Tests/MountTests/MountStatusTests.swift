@@ -35,16 +35,17 @@ struct MountStatusTests {
         try body(mount)
     }
 
-    @Test("a refused record ends the wait, naming the refusal: a sealed folder copied under the id of a device the roster does not name")
+    @Test("a refused record ends the wait, naming the refusal: a sealed folder copied, while the mount runs, under the id of a device the roster does not name")
     func refusalEndsTheWait() throws {
         try Self.withFolder("mount-status-refused") { folder in
             try Self.kvfs(["seal", "--sync-dir", folder.path + "/sync", "--state-dir", folder.path + "/s-a", "--device-name", "a"])
-            try Self.withMount(in: folder) { mount in try Data("v\n".utf8).write(to: URL(fileURLWithPath: mount + "/k")) }
-            // a's folder, signed at the unmount, copied under another id while nothing has the store open.
-            let devices = folder.path + "/sync/devices/"
-            let own = try String(contentsOfFile: folder.path + "/s-a/device-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            try FileManager.default.copyItem(atPath: devices + own, toPath: devices + "00112233445566778899aabbccddeeff")
             try Self.withMount(in: folder) { mount in
+                try Data("v\n".utf8).write(to: URL(fileURLWithPath: mount + "/k"))
+                // Under load the wait's first look can come before the mount reads the copy: the refusal must
+                // show at a later look (f84c2b8: a thread reading the status again got its first document).
+                let devices = folder.path + "/sync/devices/"
+                let own = try String(contentsOfFile: folder.path + "/s-a/device-id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                try FileManager.default.copyItem(atPath: devices + own, toPath: devices + "00112233445566778899aabbccddeeff")
                 let error = #expect(throws: MountStatus.Ended.self) {
                     try MountStatus.waitUntil(seconds: 120, "a value never written", through: mount) {
                         FileManager.default.fileExists(atPath: mount + "/never-written")
