@@ -38,18 +38,19 @@ struct JSONFileTests {
         let root = TemporaryFolder("kvfs-json")
         defer { root.cleanup() }
         let folder = try #require(try Folder.open(root.path))
+        let deviceFolder = DeviceFolder(path: root.path)
         let claim = WriterClaim(statePath: "/state/a", stateInode: 42, nonce: WriterClaim.newNonce())
-        try claim.claim(in: folder)
+        try claim.claim(in: folder, of: deviceFolder)
         let mine = claim.mine
         #expect(try folder.read(WriterClaim.fileName) == Array("""
             {"host":"\(mine.host)","nonce":"\(mine.nonce)","pid":\(mine.pid),"stateDirectory":"\\/state\\/a","stateInode":42}
 
             """.utf8))
-        #expect(WriterClaim.holder(in: folder) == mine)
+        #expect(WriterClaim.holder(in: folder, of: deviceFolder) == mine)
         try folder.writeAtomically(WriterClaim.fileName, Array(#"{"nonce":"n","stateInode":7,"pid":"x","host":null}"#.utf8))
-        #expect(WriterClaim.holder(in: folder) == WriterClaim.Holder(nonce: "n", stateInode: 7, statePath: "?", host: "?", pid: 0))
+        #expect(WriterClaim.holder(in: folder, of: deviceFolder) == WriterClaim.Holder(nonce: "n", stateInode: 7, statePath: "?", host: "?", pid: 0))
         try folder.writeAtomically(WriterClaim.fileName, Array(#"{"nonce":"n"}"#.utf8))
-        #expect(WriterClaim.holder(in: folder) == nil)
+        #expect(WriterClaim.holder(in: folder, of: deviceFolder) == nil)
     }
 
     @Test("device.json: the name alone, no newline; a name of another type is none")

@@ -86,7 +86,7 @@ struct WriterClaimTests {
         if takeover == .removed {
             try store.set(.integer(3), forKey: "k")
             let folder = try #require(try Folder.open(Self.folder(of: store)))
-            #expect(WriterClaim.holder(in: folder)?.pid == Int(getpid()))
+            #expect(WriterClaim.holder(in: folder, of: DeviceFolder(path: Self.folder(of: store)))?.pid == Int(getpid()))
             #expect(store.value(forKey: "k") == .integer(3))
             return
         }

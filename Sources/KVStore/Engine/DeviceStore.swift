@@ -132,11 +132,19 @@ public final class DeviceStore: Sendable {
         // writer may cut a torn tail only while nobody appends.
         let open = { () throws(KVStoreError) -> Opening in
             let claim = WriterClaim(statePath: state.path, stateInode: state.inode, nonce: session ?? "")
-            let identity = try Self.ownIdentity(state: state, sync: sync)
+            // A sealed store's folders seal and check their records with its keys (docs/sealed.md), and its
+            // signed files too (docs/sealed.md § Signed files): so the keys come before who this device is,
+            // which its folder's writer claim and the others' adoptions say.
+            let sealingSource = StoreSealing.source.withLock { $0 }
+            let stateID = try state.deviceID()
+            let stateStoreID = try sync.createStoreIfNeeded(for: stateID)
+            let stateSealing = sealingSource?(state.path, sync.path, stateID, stateStoreID)
+            // A signed file replayed while this device was away is refused, and the copy it took before stands.
+            stateSealing?.signedFiles.restore(state.signedFiles, storeID: stateStoreID) { state.signedFiles = $0 }
+            let identity = try Self.ownIdentity(state: state, sync: sync.sealed(by: stateSealing))
             let deviceID = identity.id
-            let storeID = try sync.createStoreIfNeeded(for: deviceID)
-            // A sealed store's folders seal and check their records with its keys (docs/sealed.md).
-            let sealing = StoreSealing.source.withLock { $0 }?(state.path, sync.path, deviceID, storeID)
+            let storeID = deviceID == stateID ? stateStoreID : try sync.createStoreIfNeeded(for: deviceID)
+            let sealing = deviceID == stateID ? stateSealing : sealingSource?(state.path, sync.path, deviceID, storeID)
             let membership = Membership(syncDirectory: URL(fileURLWithPath: sync.path), stateDirectory: URL(fileURLWithPath: state.path))
             // A copy of a member's state directory is a new device, which must pair: it never reads or writes with the original's keys.
             if sealing == nil || identity.copyOf != nil, membership.storeIsSealed || sync.sealedFolder(other: deviceID) != nil {
@@ -153,6 +161,7 @@ public final class DeviceStore: Sendable {
                                                                    files: journalFiles, clock: clock, warn: warn)
                     warn("\(sync.folder(of: deviceID).path): the store is sealed; this device's \(count) plain records were sealed by a compaction, and its plain files removed")
                 }
+                try sync.folder(of: deviceID).signPlainFiles()
                 state.sealedStoreID = storeID
             }
             let context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),
@@ -175,10 +184,10 @@ public final class DeviceStore: Sendable {
         notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         self.state = state
         compactor = Compactor(lock: state.compactionLock, journal: journal, warn: warn)
-        progress = ProgressPublisher(sync: sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
-        waits = WaitAnnouncer(sync: sync, device: context.deviceID, warn: warn)
+        progress = ProgressPublisher(sync: context.sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
+        waits = WaitAnnouncer(sync: context.sync, device: context.deviceID, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
-        survey = FolderSurvey(sync: sync)
+        survey = FolderSurvey(sync: context.sync)
         ticker = Ticker()
         signing = readOnly || context.sync.sealing == nil ? nil : SigningSchedule()
         notifier.changeLog.setWriting(state.isPrimary)

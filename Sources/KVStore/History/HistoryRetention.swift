@@ -100,13 +100,13 @@ struct RetentionSetting: Equatable, Sendable {
 extension SyncDirectory {
     /// The setting `device`'s folder holds, if any.
     func retentionSetting(of device: DeviceID) -> RetentionSetting? {
-        readSmallFile(RetentionSetting.fileName, in: try? folder(of: device).open())
-            .flatMap { RetentionSetting(json: $0.utf8, in: device) }
+        let folder = folder(of: device)
+        return folder.readSigned(RetentionSetting.fileName, in: try? folder.open()).flatMap { RetentionSetting(json: $0, in: device) }
     }
 
     /// Writes a setting into this device's folder.
     func publish(_ setting: RetentionSetting, of device: DeviceID) throws(KVStoreError) {
-        try folder(of: device).open(create: true)?.writeAtomically(RetentionSetting.fileName, setting.json(in: device))
+        try folder(of: device).writeSigned(RetentionSetting.fileName, setting.json(in: device))
     }
 
     /// The store's setting: the one with the greatest stamp among `devices`' folders, if any says one.

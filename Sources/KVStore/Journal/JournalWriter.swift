@@ -73,7 +73,7 @@ final class JournalWriter {
             snapshotBytes = handle.entry(DeviceFolder.snapshotName(snapshot)).map { Int($0.size) } ?? 0
         }
         handle.removeStaleTemporaries()
-        try claim.claim(in: handle)
+        try claim.claim(in: handle, of: folder)
         handle.sync()
         try? sign()  // a process of this device stopped before its mark: its records are signed now (or at the next mark)
     }

@@ -84,6 +84,8 @@ final class WriterClaim: Sendable {
         var held: (file: FileDescriptor, stamp: FileStamp)?
         /// Why this process writes no more: another state directory's process took the folder.
         var displacement: KVStoreError?
+        /// The folder claimed, which reads and writes the claim (signed, in a sealed store: ``SignedFile``).
+        var folder: DeviceFolder?
     }
 
     /// What `fstatat` tells of a claim file, all of which a change to it changes.
@@ -129,29 +131,36 @@ final class WriterClaim: Sendable {
                       host: ProcessInfo.processInfo.hostName, pid: Int(getpid()))
     }
 
-    /// The claim in `folder`, or nil when there is none (or it is unreadable).
-    static func holder(in folder: Folder) -> Holder? {
-        guard let bytes = try? folder.read(fileName, limit: SyncDirectory.smallFileLimit) else { return nil }
-        return JSONDocument.decoded(Holder.self, from: bytes)
+    /// The claim in `deviceFolder` (`folder`, opened), or nil when there is none (or it is unreadable or refused).
+    static func holder(in folder: Folder, of deviceFolder: DeviceFolder) -> Holder? {
+        deviceFolder.readSigned(fileName, in: folder).flatMap { JSONDocument.decoded(Holder.self, from: $0) }
     }
 
-    /// The claim of `folder` when a state directory other than the one whose inode is `stateInode` made
+    /// The claim of `deviceFolder` when a state directory other than the one whose inode is `stateInode` made
     /// it: that state directory is then a copy of the claim's (a copy gets a new inode, a rename keeps it).
-    static func holder(in folder: Folder, fromAnotherThan stateInode: UInt64) -> Holder? {
-        guard let holder = holder(in: folder), holder.stateInode != 0, stateInode != 0, holder.stateInode != stateInode else { return nil }
+    static func holder(in folder: Folder, of deviceFolder: DeviceFolder, fromAnotherThan stateInode: UInt64) -> Holder? {
+        guard let holder = holder(in: folder, of: deviceFolder), holder.stateInode != 0, stateInode != 0,
+              holder.stateInode != stateInode else { return nil }
         return holder
     }
 
-    /// Writes this process's claim into `folder`, unless it holds this session's already.
-    func claim(in folder: Folder) throws(KVStoreError) {
+    /// Writes this process's claim into `deviceFolder` (`folder`, opened), unless it holds this session's already.
+    func claim(in folder: Folder, of deviceFolder: DeviceFolder) throws(KVStoreError) {
         try state.withLock { state throws(KVStoreError) in
+            state.folder = deviceFolder
             if let bytes = try? folder.read(Self.fileName, limit: SyncDirectory.smallFileLimit),
-               JSONDocument.decoded(Holder.self, from: bytes)?.nonce == mine.nonce {
+               decoded(bytes, &state)?.nonce == mine.nonce {
                 state.confirmed = bytes
                 return
             }
             try write(into: folder, &state)
         }
+    }
+
+    /// The claim `bytes` hold, or nil when they hold none (or, sealed, one refused: it is then written anew).
+    private func decoded(_ bytes: [UInt8], _ state: inout State) -> Holder? {
+        let content = state.folder.map { $0.opened(Self.fileName, bytes: bytes, orLastTaken: false) } ?? bytes
+        return content.flatMap { JSONDocument.decoded(Holder.self, from: $0) }
     }
 
     /// Whether another state directory's process has claimed the folder, so this one writes no more.
@@ -198,7 +207,7 @@ final class WriterClaim: Sendable {
             let bytes = file.flatMap { try? folder.read($0, named: Self.fileName, limit: SyncDirectory.smallFileLimit) }
             defer { hold(file, if: bytes != nil && bytes == state.confirmed, &state) }
             if let bytes, bytes == state.confirmed { return }
-            guard let bytes, let holder = JSONDocument.decoded(Holder.self, from: bytes) else {
+            guard let bytes, let holder = decoded(bytes, &state) else {
                 try? write(into: folder, &state)
                 return
             }
@@ -228,7 +237,8 @@ final class WriterClaim: Sendable {
     }
 
     private func write(into folder: Folder, _ state: inout State) throws(KVStoreError) {
-        let bytes = JSONDocument.sorted(mine) + [0x0A]
+        let content = JSONDocument.sorted(mine) + [0x0A]
+        let bytes = try state.folder.map { files throws(KVStoreError) in try files.signed(Self.fileName, content) } ?? content
         try folder.writeAtomically(Self.fileName, bytes)
         state.confirmed = bytes
     }

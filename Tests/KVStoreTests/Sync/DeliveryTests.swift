@@ -31,7 +31,8 @@ struct DeliveryTests {
 
     /// What `store`'s folder's `waiting.json` asks, if it is there.
     private func request(of store: DeviceStore) throws -> WaitSignal? {
-        try Files.read(fixture.folder(of: store) + "/" + WaitSignal.fileName).flatMap { WaitSignal(json: String(decoding: $0, as: UTF8.self)) }
+        // Through the store: in a sealed store the file is signed (docs/sealed.md § Signed files).
+        store.sync.waitSignal(in: try store.sync.folder(of: store.deviceID).open(), of: store.deviceID, arrived: nil)
     }
 
     /// The inode of the file at `path`: a file replaced atomically has a new one.

@@ -100,7 +100,7 @@ final class WaitAnnouncer: Sendable {
     }
 
     init(sync: SyncDirectory, device: DeviceID, warn: @escaping @Sendable (String) -> Void) {
-        self.sync = sync.isWritable ? sync : SyncDirectory(path: sync.path)
+        self.sync = sync.isWritable ? sync : SyncDirectory(path: sync.path).sealed(by: sync.sealing)
         self.device = device
         self.warn = warn
     }
@@ -126,8 +126,9 @@ final class WaitAnnouncer: Sendable {
         guard let lasting else { return false }
         let signal = WaitSignal(devices: devices.union(remaining > 0 ? standing?.devices ?? [] : []), seconds: lasting)
         do {
-            guard let folder = try sync.folder(of: device).open() else { return false }
-            try folder.writeAtomically(WaitSignal.fileName, signal.json())
+            let deviceFolder = sync.folder(of: device)
+            guard let folder = try deviceFolder.open() else { return false }
+            try deviceFolder.writeSigned(WaitSignal.fileName, signal.json(), into: folder)
             state.withLock { $0.failedAt = nil }
             return true
         } catch {
@@ -144,8 +145,9 @@ final class WaitAnnouncer: Sendable {
 
 extension SyncDirectory {
     /// The request a device folder's `waiting.json` makes, arrived at `arrived`.
-    func waitSignal(in folder: Folder?, arrived: Date?) -> WaitSignal? {
-        guard var signal = readSmallFile(WaitSignal.fileName, in: folder).flatMap(WaitSignal.init(json:)) else { return nil }
+    func waitSignal(in folder: Folder?, of device: DeviceID, arrived: Date?) -> WaitSignal? {
+        guard var signal = self.folder(of: device).readSigned(WaitSignal.fileName, in: folder)
+            .flatMap({ WaitSignal(json: String(decoding: $0, as: UTF8.self)) }) else { return nil }
         signal.arrived = arrived
         return signal
     }

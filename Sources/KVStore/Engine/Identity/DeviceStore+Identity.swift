@@ -40,8 +40,9 @@ extension DeviceStore {
     /// The claim of `id`'s folder when another state directory than `state` made it (``WriterClaim``):
     /// `state` is then a copy of that one.
     static func copiedClaim(of id: DeviceID, state: StateDirectory, sync: SyncDirectory) -> WriterClaim.Holder? {
-        guard let folder = (try? sync.folder(of: id).open()) ?? nil else { return nil }
-        return WriterClaim.holder(in: folder, fromAnotherThan: state.inode)
+        let deviceFolder = sync.folder(of: id)
+        guard let folder = (try? deviceFolder.open()) ?? nil else { return nil }
+        return WriterClaim.holder(in: folder, of: deviceFolder, fromAnotherThan: state.inode)
     }
 
     /// Whether the roster version this device trusts (`roster.pin`) names `id` as a member.

@@ -362,6 +362,12 @@ final class StateDirectory: Sendable {
         try? folder?.writeAtomically(ReadMark.fileName, ReadMark.encode(marks, storeID: storeID))
     }
 
+    /// The signed files this device took in a sealed store, as ``SignedFileLedger`` keeps them (`signed-files`).
+    var signedFiles: [UInt8]? {
+        get { (try? folder?.read(SignedFileLedger.fileName)) ?? nil }
+        set { try? folder?.writeAtomically(SignedFileLedger.fileName, newValue ?? []) }
+    }
+
     private func writableFolder() throws(KVStoreError) -> Folder {
         guard let folder, folder.isWritable else { throw .readOnly(path: path) }
         return folder

@@ -137,13 +137,13 @@ struct SyncDirectory: Sendable {
     /// A device's human name, from `devices/<id>/device.json`; nil when it
     /// has none, or one that may not be shown (``DeviceName``).
     func name(of device: DeviceID) -> String? {
-        name(in: try? folder(of: device).open())
+        name(in: try? folder(of: device).open(), of: device)
     }
 
-    /// The name a device folder's `device.json` gives.
-    func name(in folder: Folder?) -> String? {
-        guard let text = readSmallFile(Self.nameFile, in: folder) else { return nil }
-        return DeviceName.shown(JSONDocument.decoded(DeviceFile.self, from: text.utf8)?.name)
+    /// The name `device`'s folder (`folder`, opened) gives in its `device.json`.
+    func name(in folder: Folder?, of device: DeviceID) -> String? {
+        guard let bytes = self.folder(of: device).readSigned(Self.nameFile, in: folder) else { return nil }
+        return DeviceName.shown(JSONDocument.decoded(DeviceFile.self, from: bytes)?.name)
     }
 
     /// The file in which a device names itself.
@@ -151,22 +151,22 @@ struct SyncDirectory: Sendable {
 
     /// Writes this device's name into its folder.
     func setName(_ name: String, of device: DeviceID) throws(KVStoreError) {
-        try folder(of: device).open(create: true)?.writeAtomically(Self.nameFile, JSONDocument.sorted(DeviceFile(name: name)))
+        try folder(of: device).writeSigned(Self.nameFile, JSONDocument.sorted(DeviceFile(name: name)))
     }
 
     /// What a device last published about its reading, or nil (none yet, or unreadable).
     func progress(of device: DeviceID) -> ReadProgress? {
-        progress(in: try? folder(of: device).open())
+        progress(in: try? folder(of: device).open(), of: device)
     }
 
-    /// The progress a device folder's `progress.json` publishes.
-    func progress(in folder: Folder?) -> ReadProgress? {
-        readSmallFile(ReadProgress.fileName, in: folder).flatMap(ReadProgress.init(json:))
+    /// The progress `device`'s folder (`folder`, opened) publishes in its `progress.json`.
+    func progress(in folder: Folder?, of device: DeviceID) -> ReadProgress? {
+        self.folder(of: device).readSigned(ReadProgress.fileName, in: folder).flatMap { ReadProgress(json: String(decoding: $0, as: UTF8.self)) }
     }
 
     /// Publishes this device's reading progress in its folder.
     func publish(_ progress: ReadProgress, of device: DeviceID) throws(KVStoreError) {
-        try folder(of: device).open(create: true)?.writeAtomically(ReadProgress.fileName, Array(progress.json().utf8))
+        try folder(of: device).writeSigned(ReadProgress.fileName, Array(progress.json().utf8))
     }
 
     /// `device.json`: `{"name":"<name>"}`, with no newline after it.

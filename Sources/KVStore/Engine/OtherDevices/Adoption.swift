@@ -61,8 +61,9 @@ extension SyncDirectory {
     /// What a device's folder says it adopted; empty when it says nothing
     /// (or nothing readable). A name that may not be shown is dropped (``DeviceName``).
     func adoptions(of device: DeviceID) -> [DeviceID: Adoption] {
-        guard let text = readSmallFile(Adoption.fileName, in: try? folder(of: device).open()),
-              let entries = JSONDocument.decoded([String: Adoption].self, from: text.utf8) else { return [:] }
+        let folder = folder(of: device)
+        guard let bytes = folder.readSigned(Adoption.fileName, in: try? folder.open()),
+              let entries = JSONDocument.decoded([String: Adoption].self, from: bytes) else { return [:] }
         return Dictionary(entries.compactMap { hex, adoption in
             var adoption = adoption
             adoption.name = DeviceName.shown(adoption.name)
@@ -82,7 +83,7 @@ extension SyncDirectory {
     /// Publishes what this device's folder adopted.
     func publish(_ adoptions: [DeviceID: Adoption], of device: DeviceID) throws(KVStoreError) {
         let entries = Dictionary(uniqueKeysWithValues: adoptions.map { ($0.key.hex, $0.value) })
-        try folder(of: device).open(create: true)?.writeAtomically(Adoption.fileName, JSONDocument.sorted(entries) + [0x0A])
+        try folder(of: device).writeSigned(Adoption.fileName, JSONDocument.sorted(entries) + [0x0A])
     }
 
     /// Removes a retired device's folder: its files, then the folder itself

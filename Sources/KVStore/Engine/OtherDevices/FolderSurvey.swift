@@ -76,7 +76,7 @@ final class FolderSurvey: Sendable {
         if let devices = (try? sync.devicesFolder()) ?? nil {
             for name in devices.names() {
                 guard let device = DeviceID(hex: name), let status = devices.entry(name), status.type == .directory else { continue }
-                folders[device] = look(at: name, in: devices, status: FileStamp(status), before: before[device])
+                folders[device] = look(at: device, in: devices, status: FileStamp(status), before: before[device])
             }
         }
         last.withLock { $0 = folders }
@@ -84,7 +84,8 @@ final class FolderSurvey: Sendable {
     }
 
     /// What the folder `name` of `devices` shows, its own status being `status`.
-    private func look(at name: String, in devices: Folder, status: FileStamp, before: Seen?) -> Seen {
+    private func look(at device: DeviceID, in devices: Folder, status: FileStamp, before: Seen?) -> Seen {
+        let name = device.hex
         // Its names are the ones seen before while its own status is unchanged (and was settled then).
         let sameNames = before.map { $0.settled && $0.fingerprint.folder == status } ?? false
         if let before, sameNames && before.fingerprint.entries.isEmpty { return before }
@@ -103,10 +104,10 @@ final class FolderSurvey: Sendable {
         }
         return Seen(
             fingerprint: fingerprint, settled: settled,
-            progress: unchanged(ReadProgress.fileName) ? before?.progress : sync.progress(in: folder),
-            name: unchanged(SyncDirectory.nameFile) ? before?.name : sync.name(in: folder),
+            progress: unchanged(ReadProgress.fileName) ? before?.progress : sync.progress(in: folder, of: device),
+            name: unchanged(SyncDirectory.nameFile) ? before?.name : sync.name(in: folder, of: device),
             waiting: unchanged(WaitSignal.fileName) ? before?.waiting
-                : sync.waitSignal(in: folder, arrived: fingerprint.entries[WaitSignal.fileName].map { Self.date($0.changed) }),
+                : sync.waitSignal(in: folder, of: device, arrived: fingerprint.entries[WaitSignal.fileName].map { Self.date($0.changed) }),
             lastChange: fingerprint.entries.values.map(\.changed).max().map(Self.date))
     }
 

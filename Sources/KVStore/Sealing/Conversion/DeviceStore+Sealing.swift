@@ -62,7 +62,7 @@ extension DeviceStore {
 
 extension EngineState {
     /// What the status says of sealing: this device writing no more (the store was sealed and it is no
-    /// member, or a copy of its state directory took its folder), and the roster's files refused.
+    /// member, or a copy of its state directory took its folder), and the roster's files and the signed files refused.
     var sealingWarnings: [SyncWarning] {
         var warnings: [SyncWarning] = []
         let (stoppedBecause, ownPath) = own.withLock { ($0.writer.stoppedBecause, $0.writer.folder.path) }
@@ -76,6 +76,11 @@ extension EngineState {
             warnings.append(SyncWarning(kind: .refused, device: nil, file: sync.path + "/" + RosterFolder.name + "/" + refusal.file,
                                         message: Self.rosterRefusalMessage(refusal, in: sync.path),
                                         fix: "a writer without a member's key put it there, or a device that is no member: delete it"))
+        }
+        for refusal in sync.sealing?.signedFiles.refusals ?? [] {
+            let device = URL(fileURLWithPath: refusal.path).deletingLastPathComponent().lastPathComponent
+            warnings.append(SyncWarning(kind: .refused, device: device, file: refusal.path, message: refusal.description,
+                                        fix: "a writer without the device's key put it there, or put back an older copy; it is ignored: delete it, and the device writes its own anew"))
         }
         return warnings
     }

@@ -31,7 +31,10 @@ extension Membership {
         let state: StateDirectory
         do { state = try StateDirectory(path: statePath) } catch { throw MembershipError(error) }
         var device = try deviceID()
-        let copyOf = DeviceStore.copiedClaim(of: device, state: state, sync: SyncDirectory(path: syncPath)) != nil ? device : nil
+        // A member's claim is a signed file: a copy holds the member's keys, and opens it with them.
+        let sealing = ((try? keys(device: device)) ?? nil).map { StoreSealing($0) }
+        let sync = SyncDirectory(path: syncPath).sealed(by: sealing)
+        let copyOf = DeviceStore.copiedClaim(of: device, state: state, sync: sync) != nil ? device : nil
         if copyOf != nil {
             do { device = try state.newDeviceID() } catch { throw MembershipError(error) }
         }

@@ -16,6 +16,8 @@ final class StoreSealing: Sendable {
     private let refused: Mutex<[RosterRefusal]>
     /// How far this device has read each other device's folder, this run or before it (``ReadMark``).
     private let marks = Mutex<[DeviceID: ReadMark]>([:])
+    /// The files beside the records that this device took and refused (``SignedFile``).
+    let signedFiles = SignedFileLedger()
 
     /// How a store's keys follow its roster: `changeMark` is cheap (the roster folder's status), `keys` is
     /// not (it reads and checks the versions), so `keys` runs only when the mark moved. `keys` gives the keys
