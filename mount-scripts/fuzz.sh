@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs kvfs's libFuzzer targets: binary-plist, xml-plist,
-# journal-frame, record, sealed-frame, roster and pairing (Tests/Fuzz/<target>.swift, compiled with the
+# journal-frame, record, sealed-frame, roster, pairing and signed-file (Tests/Fuzz/<target>.swift, compiled with the
 # KVStore sources they drive into one binary with `swiftc -sanitize=fuzzer,address`).
 #
 # Usage:
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 fuzz=$root/Tests/Fuzz
 build=$root/.build/fuzz
 binary=$build/kvfs-fuzz
-all_targets=(binary-plist xml-plist journal-frame record sealed-frame roster pairing)
+all_targets=(binary-plist xml-plist journal-frame record sealed-frame roster pairing signed-file)
 
 # The KVStore sources the targets need (values, records and their framing),
 # compiled with the targets into one module: the rest of KVStore (the engine,
@@ -29,7 +29,7 @@ k=$root/Sources/KVStore
 kvstore_sources="$(ls "$k"/Values/*.swift "$k"/Quota/*.swift "$k"/Keys/StoreKey.swift "$k"/Keys/StringKeyedDictionary.swift) $k/Engine/Merge/HybridLogicalClock.swift $k/Engine/Identity/DeviceID.swift
     $(for f in ByteCoding CRC32C JournalRecord RecordCodec RecordKind RecordValueCoding RecordFrame WriteBase; do echo "$k/Journal/$f.swift"; done)
     $k/Sealing/SealingKeys.swift $(for f in RecordChain SealedRecord SealedFileOpener RecordCipher NonceMAC SHA256State; do echo "$k/Sealing/Records/$f.swift"; done)
-    $k/Sealing/Membership/RosterVersion.swift $k/Sealing/Membership/PairingMessage.swift"
+    $k/Sealing/Membership/RosterVersion.swift $k/Sealing/Membership/PairingMessage.swift $k/Sealing/SignedFiles/SignedFile.swift"
 
 # The system's libcrypto (the sealed records' ChaCha20-Poly1305: RecordCipher) by its module map and -lcrypto; and
 # swift-crypto (SHA-256, the keys, Ed25519) as `swift build --build-tests` built it:

@@ -30,7 +30,7 @@ struct KVFS: ParsableCommand {
             GetCommand.self, SetCommand.self, RemoveCommand.self, ListCommand.self, ChangesCommand.self,
             DevicesCommand.self, RetireCommand.self, StoresCommand.self, ExportCommand.self, ImportCommand.self,
             HistoryCommand.self, RestoreCommand.self, UndeleteCommand.self, RetentionCommand.self, WaitCommand.self,
-            SealCommand.self, PairCommand.self, JoinCommand.self,
+            SealCommand.self, PairCommand.self, JoinCommand.self, RecoveryKeyCommand.self, InspectCommand.self,
         ]
     )
 

@@ -21,7 +21,8 @@ struct SetCommand: ParsableCommand {
             Without --type the value is read as a write to the key's file is: a key that holds an integer, \
             real, bool or date keeps its type; otherwise it becomes a string. With --type it becomes that type \
             (array and dictionary take an XML property list). A value of - reads the value from standard input \
-            (`kvfs set k - < file`); a negative number needs no -- (`kvfs set t -5`).
+            (`kvfs set k - < file`), so the value - itself is given that way: `printf %s - | kvfs set k -`; a \
+            script that sets values it has not chosen passes each so. A negative number needs no -- (`kvfs set t -5`).
             """)
     @Argument(help: "The key.") var key: String
     @Argument(help: "The value, as text; - reads it from standard input.") var value: String

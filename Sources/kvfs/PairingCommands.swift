@@ -108,3 +108,29 @@ private func rosterName(_ given: String?) throws -> String {
     guard let given else { return ProcessInfo.processInfo.hostName }
     do { return try DeviceName.validate(given) } catch { throw CommandError.usage("\(error)") }
 }
+
+/// `kvfs recovery-key --rotate`: on a member, replaces the store's recovery key, which it reads from standard input.
+struct RecoveryKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recovery-key", abstract: "Replace a sealed store's recovery key (--rotate), given the one in force.",
+        discussion: """
+            Run on a member of the sealed store. Reads the recovery key in force (32 words) from standard input: only \
+            it may change the recovery key. Writes a roster version, signed by it, that names a new recovery key in its \
+            place and moves the store to a new epoch whose key only the members and the new recovery key get, then \
+            prints the new key, 32 words, once. The old key opens nothing written after this, and joins no machine. \
+            See docs/sealed.md § Recovery key.
+            """)
+    @Flag(help: "Replace the recovery key (the only thing this command does; it must be given).") var rotate = false
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        guard rotate else { throw CommandError.usage("kvfs recovery-key does one thing, --rotate: give it to replace the recovery key") }
+        let membership = Membership(syncDirectory: try store.syncURL, stateDirectory: try store.stateURL)
+        if isatty(STDIN_FILENO) != 0 { FileHandle.standardError.write(Data("Recovery key in force (32 words): ".utf8)) }
+        let (next, epoch) = try membership.rotateRecoveryKey(current: RecoveryKey(words: readLine() ?? ""))
+        print("""
+            rotated: the store's new recovery key, shown this once (the old one opens nothing from epoch \(epoch) on):
+            \(next.words)
+            """)
+    }
+}

@@ -28,6 +28,13 @@ struct StatusCommand: ParsableCommand {
         print(json ? status.json() : Self.summary(status), terminator: "")
     }
 
+    /// A sealed store's line: its roster version and epoch, its members by their roster names, the recovery key.
+    static func sealedLine(_ sealed: SealedStatus) -> String {
+        let members = sealed.members.map { "\($0.name) (\($0.id.prefix(8)))" }.joined(separator: ", ")
+        return "yes, roster version \(sealed.rosterVersion), epoch \(sealed.epoch); members: \(members); "
+            + (sealed.recoveryKey ? "a recovery key can recover it" : "no recovery key")
+    }
+
     /// The status in lines a person reads.
     static func summary(_ status: StoreStatus) -> String {
         var lines = [
@@ -36,6 +43,7 @@ struct StatusCommand: ParsableCommand {
             "keys:       \(status.keys.used) of \(status.keys.limit)",
             "bytes:      \(status.bytes.used) of \(status.bytes.limit)",
             "last sync:  \(status.lastSync.map(DateText.format) ?? "never")",
+            "sealed:     \(status.sealed.map(sealedLine) ?? "no (values are in the clear in the sync directory)")",
         ]
         if !status.setAside.isEmpty { lines.append("set aside:  \(status.setAside.joined(separator: ", ")) (concurrent writes passed the quota)") }
         if status.pid != Int(getpid()) {

@@ -16,6 +16,7 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) throws(OracleFailur
     "sealed-frame": fuzzSealedFrames,
     "roster": fuzzRoster,
     "pairing": fuzzPairing,
+    "signed-file": fuzzSignedFile,
 ]
 
 /// An input for which a target's invariant does not hold.

@@ -77,6 +77,19 @@ struct CommandLineTests {
         }
     }
 
+    @Test("the value - itself is set through standard input (printf %s - | kvfs set k -), and a script that passes every value so reads no more of its own input than each value")
+    func aDashIsSetThroughStandardInput() throws {
+        try withSandbox { sandbox in
+            let output = try sandbox.ok("""
+                printf %s - | kvfs set dash - $S; kvfs get dash $S
+                printf 'a\\n-\\nb\\n' > values
+                while read -r v; do printf %s "$v" | kvfs set $S -- "k$v" -; done < values
+                kvfs get ka $S; kvfs get k- $S; kvfs get kb $S
+                """)
+            #expect(output == "-\na\n-\nb\n")
+        }
+    }
+
     @Test("the same commands go through a running mount, which sees them at once",
           arguments: Sealing.allCases)
     func throughMount(_ sealing: Sealing) throws {

@@ -119,7 +119,7 @@ struct DaemonTests {
                 cut -c1-16 journal.log
                 """#)
             #expect(output == """
-                TIME info kvfs.daemon: kvfs VERSION mounted store ID of T/sync at T/m as device \(ProcessInfo.processInfo.hostName) (DEVICE), state in T/state, options: poll_interval=1.0,allow_other
+                TIME info kvfs.daemon: kvfs VERSION mounted store ID of T/sync at T/m as device \(sandbox.firstDeviceName) (DEVICE), state in T/state, options: poll_interval=1.0,allow_other
                 TIME info kvfs.daemon: unmounted T/m: every write committed; exiting
                 600
                 info kvfs.daemon:

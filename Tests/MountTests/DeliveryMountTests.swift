@@ -118,11 +118,11 @@ struct DeliveryMountTests {
                 kill -STOP \(other)
                 kvfs set k v1 $S
                 ls $M/.kvfs/history/k > /dev/null; [ -e $f ] || echo none
-                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k > /dev/null; jq -c .of $f; rm $f
-                kvfs history k $S > /dev/null; jq -c .of $f; rm $f
-                kvfs wait k --timeout 0.1 $S 2> /dev/null; jq -c .of $f; rm $f
+                getfattr --absolute-names --only-values -n user.kvfs.delivered $M/k > /dev/null; kvfs inspect $f $S | jq -c .of; rm $f
+                kvfs history k $S > /dev/null; kvfs inspect $f $S | jq -c .of; rm $f
+                kvfs wait k --timeout 0.1 $S 2> /dev/null; kvfs inspect $f $S | jq -c .of; rm $f
                 kvfs unmount $M
-                kvfs wait k --timeout 0.1 $S 2> /dev/null; jq -c .of $f
+                kvfs wait k --timeout 0.1 $S 2> /dev/null; kvfs inspect $f $S | jq -c .of
                 kill -CONT \(other)
                 kvfs wait k --timeout 10 $S && echo waited; rm $f
                 kvfs history k $S > /dev/null; kvfs wait k --timeout 0 $S; [ -e $f ] || echo none

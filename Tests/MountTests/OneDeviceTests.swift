@@ -164,7 +164,7 @@ struct OneDeviceTests {
                 kept
                 old device untouched
                 2
-                retired \(ProcessInfo.processInfo.hostName) (OLD): its 1 value and 0 removals that still count are kept in ...; its folder is removed
+                retired \(sandbox.firstDeviceName) (OLD): its 1 value and 0 removals that still count are kept in ...; its folder is removed
                 1
                 kept
                 written

@@ -77,6 +77,29 @@ struct PairingCommandTests {
         }
     }
 
+    @Test("kvfs recovery-key --rotate, given the key in force, prints a new key once; the old one joins no machine and rotates nothing, the new one joins")
+    func recoveryKeyRotation() throws {
+        try withSandbox(.plain) { sandbox in
+            let old = try Self.sealed(sandbox)
+            let rotated = try sandbox.ok("echo '\(old)' | kvfs recovery-key --rotate --sync-dir $SYNC --state-dir $T/s-a").split(separator: "\n")
+            #expect(rotated.count == 2 && rotated[0].hasPrefix("rotated: the store's new recovery key, shown this once (the old one opens nothing from epoch 2 on)"),
+                    "\(rotated)")
+            let new = String(rotated.last ?? "")
+            #expect(new.split(separator: " ").count == 32 && new != old)
+            let again = try sandbox.run("echo '\(old)' | kvfs recovery-key --rotate --sync-dir $SYNC --state-dir $T/s-a")
+            #expect(again.status == 1 && again.error.contains("not the store's recovery key"), "\(again)")
+            let unflagged = try sandbox.run("kvfs recovery-key --sync-dir $SYNC --state-dir $T/s-a")
+            #expect(unflagged.status == 64, "\(unflagged)")
+            let stale = try sandbox.run("echo '\(old)' | kvfs join --recovery-key --sync-dir $SYNC --state-dir $T/s-c")
+            #expect(stale.status == 1 && stale.error.contains("no longer has this recovery key"), "\(stale)")
+            #expect(try sandbox.ok("echo '\(new)' | kvfs join --recovery-key --sync-dir $SYNC --state-dir $T/s-c --device-name c")
+                    == "joined: this machine is a member of the sealed store (roster version 3)\n")
+            #expect(try sandbox.ok("kvfs status --json --sync-dir $SYNC --state-dir $T/s-c | jq -c '[.sealed.epoch, ([.sealed.members[].name] | sort), .sealed.recoveryKey]'")
+                    == "[2,[\"a\",\"c\"],true]\n")
+            #expect(try sandbox.ok("kvfs status --sync-dir $SYNC --state-dir $T/s-c | grep '^sealed:'").hasPrefix("sealed:     yes, roster version 3, epoch 2; members: "))
+        }
+    }
+
     @Test("kvfs seal seals a new store once; a sealed one is refused; a machine that is no member writes nothing")
     func seal() throws {
         try withSandbox(.plain) { sandbox in

@@ -89,7 +89,7 @@ struct PlistInteropTests {
     /// where `plistutil` is installed, read as the same values, dates to the second.
     @Test func theXMLFileFormOfRandomValuesIsReadByPlistlibAndPlistutil() throws {
         try withMount { sandbox in
-            let seed = UInt64.random(in: 0..<1 << 32)
+            let seed = TestSeed.draw("theXMLFileFormOfRandomValuesIsReadByPlistlibAndPlistutil", below: 1 << 32)
             let output = try sandbox.ok(#"""
                 set -e
                 mkdir -p form libplist
@@ -130,7 +130,7 @@ struct PlistInteropTests {
     /// same values to plistlib.
     @Test func plistlibDocumentsWrittenThroughTheMountReadBackExactly() throws {
         try withMount { sandbox in
-            let seed = UInt64.random(in: 0..<1 << 32)
+            let seed = TestSeed.draw("plistlibDocumentsWrittenThroughTheMountReadBackExactly", below: 1 << 32)
             try sandbox.ok(#"""
                 set -e
                 mkdir -p documents

@@ -17,7 +17,7 @@ struct StoreSafetyTests {
                 ln -s $T/victim1 $SYNC/devices/$id/.device.json.tmp
                 ln -s $T/victim2 $SYNC/devices/$id/.progress.json.tmp
                 kvfs mount $M $S --device-name two && echo v2 > $M/k && kvfs unmount $M
-                cat $T/victim1 $T/victim2; kvfs get k $S; cat $SYNC/devices/$id/device.json; echo
+                cat $T/victim1 $T/victim2; kvfs get k $S; kvfs inspect $SYNC/devices/$id/device.json $S; echo
                 mv $SYNC/devices/$id $T/elsewhere && ln -s $T/elsewhere $SYNC/devices/$id
                 find $T/elsewhere -printf '%P %s %T@\n' | sort > $T/before
                 kvfs mount $M $S 2> $T/error || echo "mount failed"
@@ -45,7 +45,7 @@ struct StoreSafetyTests {
             // Sealed, the state directory holds the device's keys and pinned roster too, and the sync directory roster/.
             let sealed = sandbox.sealing == .sealed
             #expect(output == """
-                changes.log compaction.lock daemon.log device-id \(sealed ? "device.key " : "")journal.ask journal.lock last-stamp lock mount.lock primary.lock \(sealed ? "roster.pin sealed-store " : "")seen.log session store-id 
+                changes.log compaction.lock daemon.log device-id \(sealed ? "device.key " : "")journal.ask journal.lock last-stamp lock mount.lock primary.lock \(sealed ? "roster.pin sealed-store " : "")seen.log session \(sealed ? "signed-files " : "")store-id 
                 device.json journal-0000000000000001.log progress.json writer.json 
                 \(sealed ? 5 : 4)
                 750
@@ -60,7 +60,7 @@ struct StoreSafetyTests {
             let output = try sandbox.ok(#"""
                 kvfs mount $M $S --device-name laptop && echo v > $M/k && kvfs unmount $M
                 kvfs get k $S && kvfs ls $S && kvfs status --json $S | jq -r .device.name
-                cat $SYNC/devices/*/device.json; echo
+                kvfs inspect $SYNC/devices/*/device.json $S; echo
 
                 """#)
             #expect(output == "v\nk\nlaptop\n{\"name\":\"laptop\"}\n")

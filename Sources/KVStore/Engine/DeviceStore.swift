@@ -140,7 +140,11 @@ public final class DeviceStore: Sendable {
             let stateStoreID = try sync.createStoreIfNeeded(for: stateID)
             let stateSealing = sealingSource?(state.path, sync.path, stateID, stateStoreID)
             // A signed file replayed while this device was away is refused, and the copy it took before stands.
-            stateSealing?.signedFiles.restore(state.signedFiles, storeID: stateStoreID) { state.signedFiles = $0 }
+            stateSealing?.signedFiles.restore(state.signedFiles, storeID: stateStoreID, keep: { state.signedFiles = $0 }, warn: warn)
+            if stateSealing != nil, !readOnly, state.sealedStoreID != stateStoreID {
+                // Sealed since this device last wrote: the files it wrote plain are its own, not a writer's without keys.
+                try sync.sealed(by: stateSealing).folder(of: stateID).signPlainFiles()
+            }
             let identity = try Self.ownIdentity(state: state, sync: sync.sealed(by: stateSealing))
             let deviceID = identity.id
             let storeID = deviceID == stateID ? stateStoreID : try sync.createStoreIfNeeded(for: deviceID)
@@ -161,7 +165,6 @@ public final class DeviceStore: Sendable {
                                                                    files: journalFiles, clock: clock, warn: warn)
                     warn("\(sync.folder(of: deviceID).path): the store is sealed; this device's \(count) plain records were sealed by a compaction, and its plain files removed")
                 }
-                try sync.folder(of: deviceID).signPlainFiles()
                 state.sealedStoreID = storeID
             }
             let context = StoreContext(deviceID: deviceID, deviceName: try Self.settleName(deviceName, of: deviceID, in: sync),

@@ -161,7 +161,7 @@ struct EngineState {
             folders.rename(device, to: name)
             return name
         }
-        return FolderView.adoptedName(of: device, in: folders.adoptions) ?? device.hex
+        return FolderView.adoptedName(of: device, in: folders.adoptions) ?? sync.rosterName(of: device) ?? device.hex
     }
 
     // MARK: Closing

@@ -21,6 +21,12 @@ struct SealingKeys: Sendable {
     let signingKey: Curve25519.Signing.PrivateKey
     /// The verifying key of each member device; a device not here is not a member, and its records are refused.
     let members: [DeviceID: Curve25519.Signing.PublicKey]
+    /// The name the roster gives each member device (signed with it: docs/sealed.md § Roster).
+    let memberNames: [DeviceID: String]
+    /// The number of the roster version these keys are of (0: keys made without a roster, in tests).
+    let rosterVersion: UInt64
+    /// Whether that version names a recovery key.
+    let hasRecoveryKey: Bool
     /// `K_own`, derived from the signing key: the key of the nonces of this device's records, which only
     /// the device (each of its processes) can make, and so recognise as its own before they are signed
     /// (docs/format.md § Sealed frames).
@@ -29,7 +35,11 @@ struct SealingKeys: Sendable {
     let ownNonceMAC: NonceMAC
 
     init(storeID: String, currentEpoch: UInt32, storeKeys: [UInt32: SymmetricKey], device: DeviceID,
-         signingKey: Curve25519.Signing.PrivateKey, members: [DeviceID: Curve25519.Signing.PublicKey]) {
+         signingKey: Curve25519.Signing.PrivateKey, members: [DeviceID: Curve25519.Signing.PublicKey],
+         memberNames: [DeviceID: String] = [:], rosterVersion: UInt64 = 0, hasRecoveryKey: Bool = false) {
+        self.memberNames = memberNames
+        self.rosterVersion = rosterVersion
+        self.hasRecoveryKey = hasRecoveryKey
         self.storeID = storeID
         self.currentEpoch = currentEpoch
         self.storeKeys = storeKeys

@@ -27,7 +27,7 @@ struct FuzzCorpusTests {
         ("binary-plist", ["corpus/binary-plist", "samples/plist"]), ("xml-plist", ["corpus/xml-plist"]),
         ("journal-frame", ["corpus/journal-frame", "samples/journal"]), ("record", ["corpus/record"]),
         ("sealed-frame", ["corpus/sealed-frame"]),
-        ("roster", ["corpus/roster"]), ("pairing", ["corpus/pairing"]),
+        ("roster", ["corpus/roster"]), ("pairing", ["corpus/pairing"]), ("signed-file", ["corpus/signed-file"]),
     ])
     func corpus(target: String, folders: [String]) throws {
         let oracle = try #require(fuzzTargets[target])

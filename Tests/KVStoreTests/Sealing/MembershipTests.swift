@@ -33,6 +33,11 @@ struct MembershipTests {
         return (a, b)
     }
 
+    /// Puts `version` in `root`'s roster under its name, as a writer of the folder can.
+    static func plant(_ version: RosterVersion, in root: TemporaryFolder) throws {
+        try Data(version.bytes).write(to: root.sub("sync/roster").appendingPathComponent(RosterFolder.fileName(number: version.number, signer: version.signer)))
+    }
+
     /// The roster's files.
     static func rosterFiles(_ root: TemporaryFolder) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: root.sub("sync/roster").path)) ?? []).sorted()
@@ -157,7 +162,7 @@ struct MembershipTests {
         return nil
     }
 
-    @Test("two members' versions with one number are resolved the same way on every device: the smaller hash wins")
+    @Test("two members' versions with one number are resolved the same way on every device: the smaller signer id wins, not the hash")
     func concurrentVersions() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }
@@ -174,7 +179,7 @@ struct MembershipTests {
                                               agreementKey: other.agreementPublicKey, key: current, epoch: head.epoch, storeID: head.storeID)
             versions.append(try member.write(after: head, members: head.members + [added], newEpoch: nil, signer: me.id, signingKey: keys.signing))
         }
-        let winner = versions.min { $0.hash.lexicographicallyPrecedes($1.hash) }!
+        let winner = versions.min { $0.signer < $1.signer }!
         // Both authors, each of which pinned its own, and a third device that pinned neither, end on the same one.
         let c = Membership(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-c"))
         try c.pin(head)
@@ -266,7 +271,7 @@ struct MembershipTests {
                       try Membership.member(.recovery, id: DeviceID.random(), name: "r", signingKey: intruder.signingPublicKey,
                                             agreementKey: intruder.agreementPublicKey, key: fakeKey, epoch: 1, storeID: genesis.storeID)],
             earlier: [], signer: bID, signingKey: intruder.signing)
-        try Data(forgedGenesis.bytes).write(to: root.sub("sync/roster").appendingPathComponent(RosterFolder.fileName(number: 1, signer: bID)))
+        try Self.plant(forgedGenesis, in: root)
         let forgedAccept = PairingAccept(storeID: genesis.storeID, device: bID, number: 1, hash: forgedGenesis.hash)
         try Data(forgedAccept.encoded(code: wrongCode)).write(to: pairing.appendingPathComponent(bCode.name + ".accept"))
         #expect(throws: MembershipError("pairing/\(bCode.name).accept is not an answer made with this code for this device: not joined")) {
@@ -321,6 +326,32 @@ struct MembershipTests {
         #expect(try a.keys().members.count == 2)
     }
 
+    @Test("rotating the recovery key: only with the key in force; a new epoch the old key cannot open; the old key joins no machine, the new one does")
+    func recoveryKeyRotation() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let a = try Self.device(root, "a")
+        let old = try a.seal(deviceName: "a").recoveryKey
+        #expect(throws: MembershipError.self) { try a.rotateRecoveryKey(current: RecoveryKey.random()) }
+        let before = try a.refresh().version
+        let (new, epoch) = try a.rotateRecoveryKey(current: RecoveryKey(words: old.words))
+        let head = try a.refresh().version
+        #expect(epoch == before.epoch + 1 && head.epoch == epoch && head.signer == old.id)
+        #expect(head.recoveryMember?.id == new.id && head.member(old.id) == nil)
+        // The old key's wrap is of the epochs before: it opens nothing of the new one.
+        let oldMember = try #require(before.recoveryMember)
+        #expect(throws: MembershipError.self) { try Membership.storeKeys(of: head, member: oldMember, agreement: old.keys.agreement) }
+        let newMember = try #require(head.recoveryMember)
+        let (current, earlier) = try Membership.storeKeys(of: head, member: newMember, agreement: new.keys.agreement)
+        #expect(try current == a.keys().storeKeys[epoch] && earlier.count == Int(epoch - 1))
+        // The old key is rotated out, and cannot rotate again; the new one joins a machine.
+        let c = try Self.device(root, "c")
+        #expect(throws: MembershipError.self) { try c.recover(with: RecoveryKey(words: old.words), deviceName: "c") }
+        #expect(throws: MembershipError.self) { try a.rotateRecoveryKey(current: RecoveryKey(words: old.words)) }
+        try c.recover(with: RecoveryKey(words: new.words), deviceName: "c")
+        #expect(try c.keys().currentEpoch == epoch)
+    }
+
     @Test("revocation: a new epoch whose key the revoked device does not get; its later roster versions are refused; it keeps what it had")
     func revocation() throws {
         let root = TemporaryFolder()
@@ -347,13 +378,13 @@ struct MembershipTests {
                                          key: SymmetricKey(size: .bits256), epoch: 2, storeID: head.storeID)
         let comeback = try RosterVersion.signed(storeID: head.storeID, number: head.number + 1, previous: head.hash, epoch: 2,
                                                 members: head.members + [back], earlier: head.earlier, signer: bID, signingKey: bKeys.signing)
-        try Data(comeback.bytes).write(to: root.sub("sync/roster").appendingPathComponent(RosterFolder.fileName(number: comeback.number, signer: bID)))
+        try Self.plant(comeback, in: root)
         let (now, refused) = try a.refresh()
         #expect(now == head && refused.map(\.reason) == ["its signer \(bID) is not a member"])
         #expect(try c.keys().members[bID] == nil)
         // b writes instead a rival of the revocation (from the version before it, where it was a member), adding an
         // accomplice: the revocation removes b, so b's rival loses on every device, whatever its hash. (Two versions
-        // that remove each other's signers are left to the hash: docs/sealed.md § Roster.)
+        // that remove each other's signers are a fork: forkIsReportedAndSettled.)
         let (_, parent) = try #require(try a.pinnedWithParent())
         let before2 = try #require(parent)
         // Eight rivals, one after the other: were the hash to decide, one of them would win (all but surely).
@@ -366,9 +397,87 @@ struct MembershipTests {
                                                                   key: SymmetricKey(size: .bits256), epoch: before2.epoch, storeID: head.storeID)],
                 earlier: before2.earlier, signer: bID, signingKey: bKeys.signing)
             #expect(rival.refusal(after: before2) == nil)
-            try Data(rival.bytes).write(to: root.sub("sync/roster").appendingPathComponent(RosterFolder.fileName(number: rival.number, signer: bID)))
+            try Self.plant(rival, in: root)
             #expect(try a.refresh().version == head && c.refresh().version == head && a.keys().members.count == 2)
         }
+    }
+
+    /// A version after `parent` with `members`, signed by `signer` (whose keys `keys` are), in a new epoch when it revokes.
+    static func rival(after parent: RosterVersion, members: [RosterMember], signer: DeviceID, keys: DeviceKeys,
+                      root: TemporaryFolder) throws -> RosterVersion {
+        let fresh = SymmetricKey(size: .bits256)
+        let epoch = parent.epoch + 1
+        var rewrapped: [RosterMember] = []
+        for member in members {
+            rewrapped.append(try Membership.member(member.role, id: member.id, name: member.name, signingKey: member.signingKey,
+                                                   agreementKey: member.agreementKey, key: fresh, epoch: epoch, storeID: parent.storeID))
+        }
+        let version = try RosterVersion.signed(storeID: parent.storeID, number: parent.number + 1, previous: parent.hash, epoch: epoch,
+                                               members: rewrapped, earlier: try KeyWrap.sealEarlier([SymmetricKey(size: .bits256)], under: fresh, storeID: parent.storeID),
+                                               signer: signer, signingKey: keys.signing)
+        try Self.plant(version, in: root)
+        return version
+    }
+
+    @Test("a revoked device's rival that drops its revoker, retried until its hash is smaller, is a fork: reported on every member, neither taken, no roster change written; a member both keep settles it, and the revocation stands everywhere")
+    func forkIsReportedAndSettled() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let (a, b) = try Self.pairedPair(root)
+        let c = try Self.device(root, "c")
+        try Self.pair(a, c, name: "c")
+        let (aID, bID, cID) = (try a.deviceID(), try b.deviceID(), try c.deviceID())
+        let before = try a.refresh().version
+        #expect(try b.refresh().version == before && c.refresh().version == before)
+        _ = try a.revoke("b")
+        let revocation = try a.refresh().version
+        // b, still at the version before (where it is a member), drops a, again and again until its hash is the smaller.
+        var tries = 0
+        var answer: RosterVersion
+        repeat {
+            answer = try Self.rival(after: before, members: before.members.filter { $0.id != aID }, signer: bID, keys: b.deviceKeys(), root: root)
+            tries += 1
+        } while !answer.hash.lexicographicallyPrecedes(revocation.hash) && tries < 64
+        #expect(answer.hash.lexicographicallyPrecedes(revocation.hash), "a rival with the smaller hash in \(tries) tries")
+        // Every member, and a device that pinned the version before, is back at that version, naming the fork.
+        let d = Membership(syncDirectory: root.sub("sync"), stateDirectory: root.sub("state-d"))
+        try d.pin(before)
+        for member in [a, c, d] {
+            let (head, refused, fork) = try member.refreshNotingFork()
+            #expect(head == before)
+            #expect(fork?.versions.map(\.signer).sorted() == [aID, bID].sorted())
+            #expect(refused.contains { $0.reason.contains("roster version \(revocation.number) forked") })
+        }
+        // No roster change but a settlement: a pairing is refused; a cannot settle (the fork removes it).
+        #expect(throws: MembershipError.self) { try a.startPairing() }
+        #expect(throws: MembershipError.self) { try a.revoke("b") }
+        // c, which both versions keep, settles it by revoking b: its version follows a's revocation.
+        _ = try c.revoke("b")
+        for member in [a, c, d] {
+            let (head, _, fork) = try member.refreshNotingFork()
+            #expect(fork == nil)
+            #expect(head.member(bID) == nil && head.member(aID) != nil && head.member(cID) != nil)
+        }
+        #expect(throws: MembershipError.self) { try b.keys() }
+    }
+
+    @Test("only the recovery key changes the recovery key: a member's version that swaps it is refused")
+    func recoveryKeyIsTheRecoveryKeys() throws {
+        let root = TemporaryFolder()
+        defer { root.cleanup() }
+        let (a, b) = try Self.pairedPair(root)
+        let head = try a.refresh().version
+        let mine = RecoveryKey.random().keys
+        let swapped = try #require(head.recoveryMember)
+        let members = head.members.filter { $0.role == .device } + [RosterMember(
+            role: .recovery, id: swapped.id, name: swapped.name, signingKey: mine.signingPublicKey, agreementKey: mine.agreementPublicKey,
+            wrappedKey: swapped.wrappedKey)]
+        let version = try RosterVersion.signed(storeID: head.storeID, number: head.number + 1, previous: head.hash, epoch: head.epoch,
+                                               members: members, earlier: head.earlier, signer: try b.deviceID(), signingKey: b.deviceKeys().signing)
+        #expect(version.refusal(after: head) == "it changes the recovery key, which only the recovery key may")
+        try Self.plant(version, in: root)
+        let (now, refused) = try a.refresh()
+        #expect(now == head && refused.map(\.reason) == ["it changes the recovery key, which only the recovery key may"])
     }
 
     @Test("the roster decoder takes exactly one well-formed version within its limits, and nothing cut or padded")

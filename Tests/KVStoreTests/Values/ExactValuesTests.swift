@@ -14,7 +14,7 @@ struct ExactValuesTests {
     static let keysPerRound = 400
 
     @Test func randomValuesArriveBitForBitOnAnotherDeviceAndAfterARestart() throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = TestSeed.draw("randomValuesArriveBitForBitOnAnotherDeviceAndAfterARestart")
         var values = RandomValues(seed: seed)
         let fixture = SyncFixture()
         defer { fixture.cleanup() }
@@ -46,7 +46,7 @@ struct ExactValuesTests {
     }
 
     @Test func theFileFormKeepsEveryBitButDateFractionsAndNaNPayloadsInXML() throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = TestSeed.draw("theFileFormKeepsEveryBitButDateFractionsAndNaNPayloadsInXML")
         var values = RandomValues(seed: seed)
         for _ in 0..<10_000 {
             let value = values.value()

@@ -39,6 +39,10 @@ final class Sandbox {
     /// owner enters, so that a test's copy of `kvfs` run as nobody reaches it too.
     let sealingFolder: TemporaryFolder?
 
+    /// The name of the store's first device when no `--device-name` names it: the host name, or in a sealed
+    /// sandbox the one its roster gives it (`kvfs seal --device-name sealer`: docs/sealed.md § Signed files).
+    var firstDeviceName: String { sealing == .sealed ? "sealer" : ProcessInfo.processInfo.hostName }
+
     var mountPoint: String { path + "/m" }
     var syncDirectory: String { path + "/sync" }
     var stateDirectory: String { path + "/state" }

@@ -53,11 +53,13 @@ extension DeviceStore {
 
     /// The name this device goes by: the one given (which must pass
     /// ``DeviceName/validate(_:)``), else the one its folder already has,
-    /// else the host name (a new device). `device.json` is written only when
-    /// that changes it: opening a store renames nothing.
+    /// else, in a sealed store, the one its roster gives it (the name given to
+    /// `kvfs seal`, `pair` or `join`), else the host name (a new device).
+    /// `device.json` is written only when that changes it: opening a store renames nothing.
     static func settleName(_ given: String?, of device: DeviceID, in sync: SyncDirectory) throws(KVStoreError) -> String {
         let recorded = sync.name(of: device)
-        let name = try given.map(DeviceName.validate) ?? recorded ?? String(ProcessInfo.processInfo.hostName.prefix(DeviceName.maximumLength))
+        let name = try given.map(DeviceName.validate) ?? recorded ?? sync.rosterName(of: device)
+            ?? String(ProcessInfo.processInfo.hostName.prefix(DeviceName.maximumLength))
         if name != recorded && sync.isWritable { try sync.setName(name, of: device) }
         return name
     }

@@ -146,6 +146,12 @@ struct SyncDirectory: Sendable {
         return DeviceName.shown(JSONDocument.decoded(DeviceFile.self, from: bytes)?.name)
     }
 
+    /// The name a sealed store's roster gives `device` (signed, as it was given to `kvfs seal`, `pair` or
+    /// `join`): how the device goes when its folder names it no more; nil in a plain store.
+    func rosterName(of device: DeviceID) -> String? {
+        sealing?.keys.memberNames[device].flatMap(DeviceName.shown)
+    }
+
     /// The file in which a device names itself.
     static let nameFile = "device.json"
 

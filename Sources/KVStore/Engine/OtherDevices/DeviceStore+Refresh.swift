@@ -22,10 +22,7 @@ extension DeviceStore {
     /// keeps reads and writes waiting no longer than the largest folder.
     @discardableResult
     func refresh(onlyChangedFolders: Bool) -> StoreChange? {
-        defer {
-            announceVisibleChanges()
-            for refusal in sync.sealing?.signedFiles.refusalsToLog() ?? [] { context.warn("\(refusal); it is ignored") }
-        }
+        defer { announceVisibleChanges() }
         let (renewed, refusals) = sync.sealing?.renewIfRosterChanged() ?? (false, [])
         for refusal in refusals { context.warn(EngineState.rosterRefusalMessage(refusal, in: sync.path)) }
         if renewed {

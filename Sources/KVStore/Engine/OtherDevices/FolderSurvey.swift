@@ -102,6 +102,13 @@ final class FolderSurvey: Sendable {
         func unchanged(_ file: String) -> Bool {
             before.map { $0.fingerprint.entries[file] == fingerprint.entries[file] } ?? false
         }
+        // In a sealed store, the signed files read only when needed are checked as they change, so that one
+        // planted there is named in the status at once (docs/sealed.md § Signed files).
+        if sync.sealing != nil {
+            for file in SignedFile.readWhenNeeded where fingerprint.entries[file] != nil && !unchanged(file) {
+                _ = sync.folder(of: device).readSigned(file, in: folder)
+            }
+        }
         return Seen(
             fingerprint: fingerprint, settled: settled,
             progress: unchanged(ReadProgress.fileName) ? before?.progress : sync.progress(in: folder, of: device),

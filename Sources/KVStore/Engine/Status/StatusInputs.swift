@@ -46,7 +46,8 @@ struct StatusInputs {
             + lagWarnings(folders: folders, devices: devices, now: now, staleAfter: staleAfter)
         return StoreStatus(storeID: storeID, syncDirectory: sync.path, stateDirectory: stateDirectory,
                            mountPoint: mountPoint, device: this, usage: merged.usage, setAside: merged.setAside.sorted().map(\.string),
-                           devices: devices, lastSync: lastSyncTime, staleAfter: staleAfter, warnings: warnings)
+                           devices: devices, lastSync: lastSyncTime, staleAfter: staleAfter, warnings: warnings,
+                           sealed: sync.sealing.map { Self.sealedStatus($0.keys) })
     }
 
     /// A device's name: as its folder says now (the survey's `folder`), else
@@ -54,7 +55,14 @@ struct StatusInputs {
     /// (``EngineState/displayName(of:)``).
     func name(of device: DeviceID, folder: FolderSurvey.Seen?) -> String {
         if device == deviceID { return folder?.name ?? deviceName }
-        return folder?.name ?? names[device] ?? FolderView.adoptedName(of: device, in: adoptions) ?? device.hex
+        return folder?.name ?? names[device] ?? FolderView.adoptedName(of: device, in: adoptions) ?? sync.rosterName(of: device) ?? device.hex
+    }
+
+    /// What the status says of a sealed store's roster, from the keys in force.
+    private static func sealedStatus(_ keys: SealingKeys) -> SealedStatus {
+        SealedStatus(rosterVersion: keys.rosterVersion, epoch: keys.currentEpoch,
+                     members: keys.members.keys.sorted().map { SealedStatus.Member(id: $0.hex, name: keys.memberNames[$0] ?? $0.hex) },
+                     recoveryKey: keys.hasRecoveryKey)
     }
 
     /// One device's health.

@@ -36,6 +36,8 @@ public struct StoreStatus: Codable, Sendable, Equatable {
     public var staleAfter: Double
     /// What keeps devices from getting each other's writes.
     public var warnings: [SyncWarning]
+    /// A sealed store's membership as this device trusts it; nil (absent from the document) for a plain store.
+    public var sealed: SealedStatus?
 
     /// An amount used against a limit.
     public struct Allowance: Codable, Sendable, Equatable {
@@ -74,7 +76,8 @@ public struct StoreStatus: Codable, Sendable, Equatable {
 
     init(storeID: String, syncDirectory: String, stateDirectory: String, mountPoint: String?, device: DeviceStatus,
          usage: QuotaUsage, setAside: [String], devices: [DeviceStatus], lastSync: Date?, staleAfter: Double,
-         warnings: [SyncWarning]) {
+         warnings: [SyncWarning], sealed: SealedStatus?) {
+        self.sealed = sealed
         self.storeID = storeID
         pid = Int(ProcessInfo.processInfo.processIdentifier)
         version = KVFSVersion.description
@@ -91,6 +94,24 @@ public struct StoreStatus: Codable, Sendable, Equatable {
         self.staleAfter = staleAfter
         self.warnings = warnings
     }
+}
+
+/// A sealed store's membership, as the roster version a device trusts says it (docs/sealed.md § Roster).
+public struct SealedStatus: Codable, Sendable, Equatable {
+    /// One member device, by the id and the name the roster gives it (signed with it).
+    public struct Member: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+    }
+
+    /// The number of the roster version this device trusts.
+    public var rosterVersion: UInt64
+    /// The epoch whose key new records are sealed under: raised by each revocation.
+    public var epoch: UInt32
+    /// The member devices, by id.
+    public var members: [Member]
+    /// Whether the roster names a recovery key (`kvfs join --recovery-key`).
+    public var recoveryKey: Bool
 }
 
 /// One device as the status shows it.

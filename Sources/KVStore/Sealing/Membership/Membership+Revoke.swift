@@ -8,10 +8,20 @@ extension Membership {
     /// sealed under it. The revoked device keeps the keys it had, and so what
     /// it could read; its later records are refused (it is no member). Returns
     /// its name and id, and the new epoch.
+    ///
+    /// While the roster has a fork (``RosterFork``), a member that every version of the fork keeps settles it
+    /// so: the new version follows the fork's version that removes `device` too.
     public func revoke(_ device: String) throws(MembershipError) -> (name: String, id: String, epoch: UInt32) {
-        let (head, me, keys) = try asMember()
+        var (head, me, keys, fork) = try asMemberNotingFork()
         let target = try Self.resolve(device, in: head)
         guard target.id != me.id else { throw MembershipError("this device cannot revoke itself: run kvfs retire --revoke on another member") }
+        if let fork {
+            guard let branch = fork.versions.first(where: { $0.member(target.id) == nil }), fork.canBeSettled(by: me.id, after: branch),
+                  let kept = branch.member(me.id) else {
+                throw MembershipError("\(fork); this device cannot settle it by revoking \(target.name)")
+            }
+            (head, me) = (branch, kept)
+        }
         let (current, earlier) = try Self.storeKeys(of: head, member: me, agreement: keys.agreement)
         let version = try write(after: head, members: head.members.filter { $0.id != target.id },
                                 newEpoch: (SymmetricKey(size: .bits256), earlier + [current]), signer: me.id, signingKey: keys.signing)

@@ -63,9 +63,10 @@ extension Membership {
     }
 
     /// Joins this device to the store with its recovery key, when no member is
-    /// left to pair it: the roster is followed from the genesis the recovery
-    /// key signed, the store keys are unwrapped with the recovery key, and a
-    /// version adding this device is written, signed by the recovery key.
+    /// left to pair it: the roster is followed from its genesis (signed by the
+    /// store's first recovery key, which a rotation may since have replaced), the
+    /// store keys are unwrapped with the recovery key the roster's head names,
+    /// and a version adding this device is written, signed by that key.
     /// Returns the roster version's number.
     @discardableResult
     public func recover(with recovery: RecoveryKey, deviceName: String) throws(MembershipError) -> UInt64 {
@@ -73,14 +74,18 @@ extension Membership {
         let recoveryKeys = recovery.keys
         let roster = try RosterFolder(syncPath: syncPath)
         let geneses = (roster.names()[1] ?? []).compactMap { try? roster.version(named: $0).get() }.filter { version in
-            version.storeID == storeID && version.signer == recovery.id
-                && version.recoveryMember?.signingKey == recoveryKeys.signingPublicKey
+            version.storeID == storeID && version.signer == version.recoveryMember?.id
                 && version.recoveryMember.map(version.isSigned(by:)) == true
         }
-        guard let genesis = geneses.min(by: { $0.hash.lexicographicallyPrecedes($1.hash) }) else {
-            throw MembershipError("the store at \(syncPath) has no roster this recovery key sealed: check the words, and that roster/ has arrived")
+        guard !geneses.isEmpty else {
+            throw MembershipError("the store at \(syncPath) has no roster a recovery key sealed: check that roster/ has arrived")
         }
-        let head = roster.head(after: genesis).head
+        let heads = geneses.map { roster.head(after: $0).head }
+        guard let head = heads.first(where: { $0.recoveryMember?.id == recovery.id }) else {
+            let sealedIt = geneses.contains { $0.recoveryMember?.id == recovery.id }
+            throw MembershipError(sealedIt ? "roster version \(heads.map(\.number).max() ?? 1) no longer has this recovery key (it was rotated: kvfs recovery-key --rotate)"
+                                       : "the store at \(syncPath) has no roster this recovery key sealed: check the words, and that roster/ has arrived")
+        }
         guard let member = head.member(recovery.id), member.role == .recovery, member.signingKey == recoveryKeys.signingPublicKey else {
             throw MembershipError("roster version \(head.number) no longer has this recovery key")
         }

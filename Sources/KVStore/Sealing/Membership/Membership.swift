@@ -98,14 +98,20 @@ public struct Membership: Sendable {
     /// versions that follow it in `roster/` (and pinned there), with the files
     /// that were refused on the way.
     func refresh() throws(MembershipError) -> (version: RosterVersion, refused: [RosterRefusal]) {
+        let (version, refused, _) = try refreshNotingFork()
+        return (version, refused)
+    }
+
+    /// ``refresh()``, with the fork that stops the roster, if one does (``RosterFork``): it is among the refusals too.
+    func refreshNotingFork() throws(MembershipError) -> (version: RosterVersion, refused: [RosterRefusal], fork: RosterFork?) {
         guard let (pinned, parent) = try pinnedWithParent() else {
             throw MembershipError(Self.isSealed(syncDirectory: URL(fileURLWithPath: syncPath))
                 ? "this device is not a member of the sealed store at \(syncPath): pair it (kvfs pair on a member, kvfs join here)"
                 : "the store at \(syncPath) is not sealed")
         }
-        let (head, before, refused) = try RosterFolder(syncPath: syncPath).head(after: pinned, parent: parent)
+        let (head, before, refused, fork) = try RosterFolder(syncPath: syncPath).head(after: pinned, parent: parent)
         if head != pinned { try pin(head, parent: before) }
-        return (head, refused)
+        return (head, refused + (fork.map { [$0.refusal] } ?? []), fork)
     }
 
     /// The keys this device (`device`, when the caller knows its id) seals and opens records with, from
@@ -143,7 +149,9 @@ public struct Membership: Sendable {
         var members: [DeviceID: Curve25519.Signing.PublicKey] = [:]
         for member in version.deviceMembers { members[member.id] = member.verifyingKey }
         return SealingKeys(storeID: version.storeID, currentEpoch: version.epoch, storeKeys: storeKeys, device: device,
-                           signingKey: keys.signing, members: members)
+                           signingKey: keys.signing, members: members,
+                           memberNames: Dictionary(version.deviceMembers.map { ($0.id, $0.name) }) { first, _ in first },
+                           rosterVersion: version.number, hasRecoveryKey: version.recoveryMember != nil)
     }
 
     /// The current epoch's key, unwrapped by `member`, and the earlier epochs' keys opened with it.
@@ -202,13 +210,22 @@ public struct Membership: Sendable {
     }
 
     /// This device's roster head and what it needs to change the roster: its member entry there and its keys.
+    /// Refused while the roster has a fork, which only ``revoke(_:)`` (by a member the fork's versions all keep)
+    /// or the recovery key settles.
     func asMember() throws(MembershipError) -> (head: RosterVersion, me: RosterMember, keys: DeviceKeys) {
-        let head = try refresh().version
+        let (head, me, keys, fork) = try asMemberNotingFork()
+        if let fork { throw MembershipError("\(fork)") }
+        return (head, me, keys)
+    }
+
+    /// ``asMember()``, with the roster's fork, if it has one.
+    func asMemberNotingFork() throws(MembershipError) -> (head: RosterVersion, me: RosterMember, keys: DeviceKeys, fork: RosterFork?) {
+        let (head, _, fork) = try refreshNotingFork()
         let device = try deviceID()
         let keys = try deviceKeys()
         guard let me = head.member(device), me.role == .device, me.signingKey == keys.signingPublicKey else {
             throw MembershipError("this device is not a member of the sealed store: only a member can change its roster")
         }
-        return (head, me, keys)
+        return (head, me, keys, fork)
     }
 }

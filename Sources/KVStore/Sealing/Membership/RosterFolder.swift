@@ -68,30 +68,39 @@ struct RosterFolder {
     }
 
     /// The newest version that follows `pinned` through the files here, one
-    /// number at a time, with the version before it; and the files that claimed
-    /// a next number and were refused.
+    /// number at a time, with the version before it; the files that claimed
+    /// a next number and were refused; and the fork that stopped it, if one did.
     ///
     /// Two members may change the roster at once: two versions with one number,
     /// each following the same version. Every device takes the same one
-    /// (``preferred(_:)``), the pinned one's siblings included when `parent`
+    /// (``choose(_:)``), the pinned one's siblings included when `parent`
     /// (the version before it) is known, so a device that pinned the loser moves
-    /// to the winner.
+    /// to the winner. Versions that each remove another's signer are a fork:
+    /// none is taken (a device that pinned one goes back to their parent) until
+    /// a version after one of them settles it (``settles(_:after:)``).
     func head(after pinned: RosterVersion, parent: RosterVersion? = nil)
-        -> (head: RosterVersion, parent: RosterVersion?, refused: [RosterRefusal]) {
+        -> (head: RosterVersion, parent: RosterVersion?, refused: [RosterRefusal], fork: RosterFork?) {
         let byNumber = names()
         var refused: [RosterRefusal] = []
         var (head, before) = (pinned, parent)
+        var fork: RosterFork?
         if let parent {
             let (siblings, _) = following(parent, names: byNumber[pinned.number] ?? [])
-            head = Self.preferred(siblings + [pinned])
+            switch step(among: siblings.filter { $0.hash != pinned.hash } + [pinned], byNumber: byNumber) {
+            case let .to(version, branch): (head, before) = (version, branch ?? parent)
+            case let .fork(found): (head, before, fork) = (parent, nil, found)
+            }
         }
-        while let names = byNumber[head.number + 1] {
+        while fork == nil, let names = byNumber[head.number + 1] {
             let (accepted, refusals) = following(head, names: names)
             refused += refusals
             guard !accepted.isEmpty else { break }
-            (head, before) = (Self.preferred(accepted), head)
+            switch step(among: accepted, byNumber: byNumber) {
+            case let .to(version, branch): (head, before) = (version, branch ?? head)
+            case let .fork(found): fork = found
+            }
         }
-        return (head, before, refused)
+        return (head, before, refused, fork)
     }
 
     /// The versions among the files `names` that may follow `version`, and the refusals of the others.
@@ -112,15 +121,74 @@ struct RosterFolder {
         return (accepted, refused)
     }
 
-    /// Of versions with one number that follow one version, the one every
-    /// device takes: a version whose signer another one removes loses (so a
-    /// device that is being revoked cannot undo its revocation by writing a
-    /// version of its own), then the smallest hash.
-    static func preferred(_ candidates: [RosterVersion]) -> RosterVersion {
-        let unremoved = candidates.filter { candidate in
-            candidates.allSatisfy { other in other.member(candidate.signer) != nil }
+    /// Where versions with one number that follow one version lead: to the one chosen, or, when they fork,
+    /// to the version that settles the fork and the branch it follows; or to the fork, unsettled.
+    private enum Step {
+        case to(RosterVersion, branch: RosterVersion?)
+        case fork(RosterFork)
+    }
+
+    private func step(among candidates: [RosterVersion], byNumber: [UInt64: [String]]) -> Step {
+        switch Self.choose(candidates) {
+        case let .version(version): return .to(version, branch: nil)
+        case let .fork(versions):
+            let fork = RosterFork(versions: versions)
+            let settlements = versions.flatMap { branch in
+                following(branch, names: byNumber[branch.number + 1] ?? []).0.filter { fork.canBeSettled(by: $0.signer, after: branch) }
+                    .map { (branch, $0) }
+            }
+            guard let (branch, settler) = settlements.min(by: { $0.1.signer < $1.1.signer }) else { return .fork(fork) }
+            return .to(settler, branch: branch)
         }
-        return (unremoved.isEmpty ? candidates : unremoved).min { $0.hash.lexicographicallyPrecedes($1.hash) }!
+    }
+
+    /// What every device takes of versions with one number that follow one version.
+    enum Choice: Equatable {
+        case version(RosterVersion)
+        case fork([RosterVersion])
+    }
+
+    /// Of versions with one number that follow one version, the one every device takes: the versions whose
+    /// signer another one removes lose (so a device being revoked cannot undo its revocation with a version
+    /// of its own); of those left, the one whose signer's id is the smallest, which no signer can choose
+    /// anew for the occasion (a version's bytes, and so its hash, it could make again and again until one
+    /// won). When every one's signer is removed by another, they are a fork.
+    static func choose(_ candidates: [RosterVersion]) -> Choice {
+        let unremoved = candidates.filter { candidate in
+            candidates.allSatisfy { other in other.bytes == candidate.bytes || other.member(candidate.signer) != nil }
+        }
+        guard let chosen = unremoved.min(by: { $0.signer < $1.signer }) else { return .fork(candidates.sorted { $0.signer < $1.signer }) }
+        return .version(chosen)
+    }
+}
+
+/// Roster versions with one number, following one version, each of which removes another's signer
+/// (a revoked device's answer to its revocation): none is taken, every member's status names them, and
+/// no roster change but the one that settles them is written.
+struct RosterFork: Sendable, Equatable, CustomStringConvertible {
+    let versions: [RosterVersion]
+
+    var number: UInt64 { versions[0].number }
+
+    /// Whether a version `signer` signs after `branch` (one of the fork's) settles the fork: the recovery key's,
+    /// or a device member's that every version of the fork keeps.
+    func canBeSettled(by signer: DeviceID, after branch: RosterVersion) -> Bool {
+        if signer == branch.recoveryMember?.id { return true }
+        return versions.allSatisfy { $0.member(signer)?.role == .device }
+    }
+
+    /// What the status and the log say of it, as a roster file refused.
+    var refusal: RosterRefusal {
+        RosterRefusal(file: RosterFolder.fileName(number: number, signer: versions[0].signer), reason: description)
+    }
+
+    var description: String {
+        let each = versions.map { version in
+            let removed = versions.filter { $0.signer != version.signer && version.member($0.signer) == nil }.map(\.signer.hex)
+            return "\(RosterFolder.fileName(number: version.number, signer: version.signer)) removes \(removed.joined(separator: ", "))"
+        }
+        return "roster version \(number) forked: \(each.joined(separator: "; ")); neither is taken until the recovery key "
+            + "(kvfs join --recovery-key) or a member both keep (kvfs retire --revoke on it) writes the version after one of them"
     }
 }
 

@@ -29,7 +29,8 @@ extension RosterVersion {
 
     /// Why this version may not come after `previous`, or nil when it may: the
     /// same store, the next number, the previous version's hash, the same epoch
-    /// or the next, and signed by a member of `previous`.
+    /// or the next, signed by a member of `previous`, and the recovery key as
+    /// it was unless the recovery key itself signs (only it changes itself).
     func refusal(after previous: RosterVersion) -> String? {
         if storeID != previous.storeID { return "it is another store's" }
         if number != previous.number + 1 { return "it is not version \(previous.number + 1)" }
@@ -37,6 +38,11 @@ extension RosterVersion {
         if epoch != previous.epoch && epoch != previous.epoch + 1 { return "its epoch \(epoch) does not follow \(previous.epoch)" }
         guard let signerMember = previous.member(signer) else { return "its signer \(signer) is not a member" }
         if !isSigned(by: signerMember) { return "its signature does not check" }
+        let (recovery, before) = (recoveryMember, previous.recoveryMember)
+        if (recovery?.id, recovery?.signingKey, recovery?.agreementKey) != (before?.id, before?.signingKey, before?.agreementKey),
+           signer != before?.id {
+            return "it changes the recovery key, which only the recovery key may"
+        }
         return nil
     }
 }

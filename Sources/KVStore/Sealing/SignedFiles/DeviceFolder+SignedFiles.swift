@@ -10,12 +10,14 @@ extension DeviceFolder {
     }
 
     /// The content of `file`, whose bytes were read as `bytes` (nil: it is not there). A refused file reads as
-    /// the last good copy read, when `orLastTaken`; else as nothing (its writer then writes it anew).
+    /// the last good copy read, when `orLastTaken`; else as nothing (its writer then writes it anew). One of
+    /// ``SignedFile/lasting`` that is gone reads as the last good copy read too.
     func opened(_ file: String, bytes: [UInt8]?, orLastTaken: Bool = true) -> [UInt8]? {
         guard let sealing else { return bytes }
         guard let device = DeviceID(hex: name) else { return nil }
         let keys = sealing.keys
-        return sealing.signedFiles.take(bytes, key: name + "/" + file, path: path + "/" + file, orLastTaken: orLastTaken) { bytes in
+        return sealing.signedFiles.take(bytes, key: name + "/" + file, path: path + "/" + file, orLastTaken: orLastTaken,
+                                        standsWhenGone: SignedFile.lasting.contains(file)) { bytes in
             SignedFile.open(bytes, file: file, device: device, keys: keys)
         }
     }
@@ -37,14 +39,14 @@ extension DeviceFolder {
         try folder.writeAtomically(file, signed(file, content))
     }
 
-    /// Signs the files of this device's own folder that it wrote plain before the store was sealed (what
-    /// they say stays: its name, its retention setting, its adoptions), as its plain records are sealed:
-    /// once, as it first opens the store sealed. The others are written anew as the device runs.
+    /// Signs the files of this device's own folder that it wrote plain before the store was sealed, as its
+    /// plain records are sealed: once, as it first opens the store sealed. Its retention setting and adoptions
+    /// stay as they were; the others go, and are written anew as the device runs (its name as the roster gives it).
     func signPlainFiles() throws(KVStoreError) {
         guard sealing != nil, let folder = try open() else { return }
-        for file in SignedFile.carriedOver {
+        for file in SignedFile.names {
             guard let content = unsealed.readSigned(file, in: folder), !SignedFile.looksSigned(content) else { continue }
-            try writeSigned(file, content, into: folder)
+            if SignedFile.lasting.contains(file) { try writeSigned(file, content, into: folder) } else { folder.remove(file) }
         }
     }
 

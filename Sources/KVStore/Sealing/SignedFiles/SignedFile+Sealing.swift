@@ -10,9 +10,22 @@ struct SignedFileRefusal: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension SignedFile {
+    /// Every file beside the records of a device folder; in a sealed store each is a signed file.
+    static let names = [WriterClaim.fileName, SyncDirectory.nameFile, ReadProgress.fileName, WaitSignal.fileName,
+                        Adoption.fileName, RetentionSetting.fileName]
+    /// Those the engine reads only when it needs them (the others each survey of the folders reads as they change).
+    static let readWhenNeeded = [WriterClaim.fileName, Adoption.fileName, RetentionSetting.fileName]
+    /// Those a device sets once and keeps, whose loss would cost values or history: a copy a reader took
+    /// stands when the file goes (deleting one is withholding it), and a device keeps what they say when its
+    /// store is sealed. The others it writes anew as it runs (its name, `device.json`, is then the one the
+    /// roster gives it, unless `--device-name` gives another).
+    static let lasting = [Adoption.fileName, RetentionSetting.fileName]
+
     /// Why a file is no signed file that this device takes.
     struct Unopened: Error {
         let reason: String
+        /// Whether its folder's device is no member: its records are refused and named, its files need not be.
+        var isNoMember = false
         init(_ reason: String) { self.reason = reason }
     }
 
@@ -53,7 +66,11 @@ extension SignedFile {
         guard let signed = decode(bytes) else {
             return .failure(Unopened(looksSigned(bytes) ? "it is no signed file of this format" : "it is not signed, and a sealed store takes only signed files"))
         }
-        guard let member = keys.verifyingKey(of: device) else { return .failure(Unopened("its device is no member of the roster")) }
+        guard let member = keys.verifyingKey(of: device) else {
+            var unopened = Unopened("its device is no member of the roster")
+            unopened.isNoMember = true
+            return .failure(unopened)
+        }
         let binding = binding(file: file, device: device, storeID: keys.storeID)
         guard member.isValidSignature(signed.signature, for: binding + signed.signedBytes) else {
             return .failure(Unopened("its signature does not check: forged, altered, or moved from another file, folder or store"))

@@ -40,18 +40,13 @@ struct SignedFile: Sendable, Equatable {
     /// What a signed file takes beside its content.
     static let overhead = headerSize + tagSize + signatureSize
 
-    /// Every file beside the records of a device folder; in a sealed store each is a signed file.
-    static let names = [WriterClaim.fileName, SyncDirectory.nameFile, ReadProgress.fileName, WaitSignal.fileName,
-                        Adoption.fileName, RetentionSetting.fileName]
-    /// Those whose content a device keeps when its store is sealed: the others it writes anew as it runs.
-    static let carriedOver = [SyncDirectory.nameFile, Adoption.fileName, RetentionSetting.fileName]
-
     /// Whether `bytes` start as a signed file does (a plain store's JSON never does).
     static func looksSigned(_ bytes: [UInt8]) -> Bool { bytes.starts(with: mark) }
 
-    /// The file `bytes` hold, or nil when they are not one of this format; checks the form only.
+    /// The file `bytes` hold, or nil when they are not one of this format; checks the form only. Its readers
+    /// read at most a small file's size (`SyncDirectory.smallFileLimit`), which bounds the work.
     static func decode(_ bytes: [UInt8]) -> SignedFile? {
-        guard bytes.count >= overhead, bytes.count <= SyncDirectory.smallFileLimit else { return nil }
+        guard bytes.count >= overhead else { return nil }
         return bytes.withUnsafeBytes { buffer -> SignedFile? in
             var reader = ByteReader(buffer)
             guard let mark = reader.raw(8), Array(mark) == Self.mark, reader.u8() == format,
