@@ -59,7 +59,7 @@ struct RetireCommand: ParsableCommand {
             throw CommandError.usage("--revoke is for a sealed store; this one is not (kvfs retire \(device) retires it)")
         }
         // Retired first, so that what it wrote is adopted while it is still a member whose records are read.
-        FileHandle.standardOutput.write(try StoreAccess.perform(.retire(device: device, force: force), store))
+        FileHandle.standardOutput.write(try StoreAccess.perform(.retire(device: device, force: force, revoking: revoke), store))
         if let membership {
             let revoked = try membership.revoke(device)
             print("revoked \(revoked.name) (\(revoked.id)): the store moved to epoch \(revoked.epoch), whose key it does not have")

@@ -11,7 +11,7 @@ enum StoreRequest: Codable, Sendable {
     case remove(key: StoreKey)
     case list
     case status
-    case retire(device: String, force: Bool)
+    case retire(device: String, force: Bool, revoking: Bool)
     case export
     /// A property-list dictionary, checked by ``importable(_:)``.
     case `import`(document: Data)
@@ -76,8 +76,8 @@ enum StoreRequest: Codable, Sendable {
             return Data(store.entries.keys.sorted().map { Self.listed($0) + "\n" }.joined().utf8)
         case .status:
             return Data(store.status().json().utf8)
-        case let .retire(device, force):
-            return Data((try store.retire(store.device(matching: device), force: force).description + "\n").utf8)
+        case let .retire(device, force, revoking):
+            return Data((try store.retire(store.device(matching: device), force: force, revoking: revoking).description + "\n").utf8)
         case .export:
             return PropertyListValue.dictionary(store.values).exactXMLPropertyListData
         case let .import(document):

@@ -83,3 +83,29 @@ struct HorizonTests {
         #expect(store.values == ["before": .integer(1)])
     }
 }
+
+extension HorizonTests {
+    @Test("retired, a device's records held back for their stamps two days ahead are kept to merge later; revoked, they are dropped and said so, and never merge")
+    func aRevokedDeviceLeavesNothingToMergeLater() throws {
+        defer { fixture.cleanup() }
+        for revoking in [false, true] {
+            let time = SimulatedTime()
+            let twoDays: UInt64 = 2 * 86_400_000
+            let sync = "sync-\(revoking)"
+            let a = try fixture.open("a-\(revoking)", sync: sync, clock: HybridLogicalClock { time.now })
+            let b = try fixture.open("b-\(revoking)", sync: sync, clock: HybridLogicalClock { time.now + twoDays })
+            defer { a.close() }
+            try b.set(.string("from the future"), forKey: "k")
+            b.close()
+            a.refresh()
+            #expect(a.values.isEmpty, "b's record waits")
+            let retired = try a.retire(b.deviceID, force: true, revoking: revoking)
+            #expect(retired.dropped == (revoking ? 1 : 0))
+            #expect(retired.description.contains("stamped far ahead") == revoking, "\(retired)")
+            time.advance(by: twoDays)
+            a.refresh()
+            #expect(a.values == (revoking ? [:] : ["k": .string("from the future")]))
+        }
+        #expect(fixture.warnings.contain("is revoked: its 1 records stamped far ahead are dropped"))
+    }
+}

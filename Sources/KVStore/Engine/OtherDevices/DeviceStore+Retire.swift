@@ -10,6 +10,8 @@ public struct RetiredDevice: Sendable, CustomStringConvertible {
     public var values: Int, removals: Int
     /// This device's folder, which keeps them.
     public var keptIn: String
+    /// Revoked, how many of its records stamped far ahead (held back until their time) were dropped, not kept.
+    public var dropped = 0
     /// Why its folder is still there (it could not be removed), or nil once it is gone.
     public var folderLeft: String?
 
@@ -17,7 +19,9 @@ public struct RetiredDevice: Sendable, CustomStringConvertible {
     public var description: String {
         let kept = "its \(values) value\(values == 1 ? "" : "s") and \(removals) removal\(removals == 1 ? "" : "s") that still count are kept in \(keptIn)"
         let folder = folderLeft.map { "; remove its folder by hand (\($0))" } ?? "; its folder is removed"
-        return "retired \(name) (\(id.hex)): \(kept)\(folder)"
+        let dropped = dropped == 0 ? ""
+            : "; its \(dropped) record\(dropped == 1 ? "" : "s") stamped far ahead \(dropped == 1 ? "is" : "are") dropped: a revoked device leaves nothing to merge later"
+        return "retired \(name) (\(id.hex)): \(kept)\(folder)\(dropped)"
     }
 }
 
@@ -33,12 +37,15 @@ extension DeviceStore {
     /// looks alive (it has not closed its store and its folder changed lately)
     /// or whose folder has not fully arrived here (its progress names records
     /// this device has not read).
-    public func retire(_ device: DeviceID, force: Bool = false) throws(KVStoreError) -> RetiredDevice {
+    ///
+    /// `revoking` (`kvfs retire --revoke`, before its revocation): the records it stamped too far ahead to
+    /// merge yet (docs/sync.md § Stamps from the future) are dropped, not kept to merge once their time comes.
+    public func retire(_ device: DeviceID, force: Bool = false, revoking: Bool = false) throws(KVStoreError) -> RetiredDevice {
         refresh()
         defer { announceVisibleChanges() }
         let (name, present) = try engine.withLock { state throws(KVStoreError) in try state.checkRetirable(device, force: force) }
         let ownFolder = sync.folder(of: deviceID).path
-        guard let kept = adopt(device, retired: true) else {
+        guard let kept = adopt(device, retired: true, revoking: revoking) else {
             throw .io(path: ownFolder, reason: "cannot write the snapshot that keeps its records")
         }
         var folderLeft: String?
@@ -51,8 +58,11 @@ extension DeviceStore {
         }
         if folderLeft == nil { _ = engine.withLock { $0.forgetFolder(of: device) } }
         publishProgress()
+        if kept.dropped > 0 {
+            context.warn("\(name) (\(device.hex)) is revoked: its \(kept.dropped) records stamped far ahead are dropped, not kept to merge later")
+        }
         return RetiredDevice(id: device, name: name, values: kept.values, removals: kept.removals,
-                             keptIn: ownFolder, folderLeft: folderLeft)
+                             keptIn: ownFolder, dropped: kept.dropped, folderLeft: folderLeft)
     }
 
     /// The one known device that `text` names: its id, a prefix of its id, or its name.
@@ -72,7 +82,7 @@ extension DeviceStore {
     /// whose visible entry changed. What cannot be kept now is tried again
     /// at the next refresh.
     func adoptVanished(_ devices: [DeviceID]) -> Set<StoreKey> {
-        let adopted = devices.compactMap { device in adopt(device, retired: false).map { (device, $0) } }
+        let adopted = devices.compactMap { device in adopt(device, retired: false).map { (device, (values: $0.values, removals: $0.removals)) } }
         return engine.withLock { state in
             var changed: Set<StoreKey> = []
             for (device, kept) in adopted { changed.formUnion(state.forgetVanished(device, kept: kept)) }
@@ -85,16 +95,17 @@ extension DeviceStore {
     /// snapshot holds them; records and publishes the adoption once that
     /// snapshot is written. Returns how many values and removals were kept,
     /// or nil when they could not be written.
-    func adopt(_ device: DeviceID, retired: Bool) -> (values: Int, removals: Int)? {
+    func adopt(_ device: DeviceID, retired: Bool, revoking: Bool = false) -> (values: Int, removals: Int, dropped: Int)? {
         var plan: EngineState.AdoptionPlan?
         let outcome = compactor.compact(engine) { state in
-            let planned = state.planAdoption(of: device, retired: retired)
+            let planned = state.planAdoption(of: device, retired: retired, revoking: revoking)
             plan = planned
             return planned.needsSnapshot ? Compactor.Additions(adopted: planned.copies + planned.history.records, waiting: planned.waiting,
                                                                history: planned.history.copied) : nil
         }
         guard let plan else { return nil }  // the store is closed
-        guard plan.isNeeded else { return plan.kept }
+        let kept = (plan.kept.values, plan.kept.removals, plan.dropped)
+        guard plan.isNeeded else { return kept }
         let at: HLCTimestamp, generation: UInt64
         switch outcome {
         case let .written(stamp, snapshot): (at, generation) = (stamp, snapshot)
@@ -106,7 +117,7 @@ extension DeviceStore {
         engine.withLock { $0.recordAdoption(plan, at: at, generation: generation) }
         publishOwnAdoptions()
         keepRetentionSetting(of: device)
-        return plan.kept
+        return kept
     }
 
     /// Keeps the retention `device`'s folder set, when it is the store's

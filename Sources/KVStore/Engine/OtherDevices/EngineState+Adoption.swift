@@ -18,8 +18,10 @@ extension EngineState {
         /// Its other versions that history keeps and no other folder holds
         /// (``EngineState/historyToAdopt(of:)``): in memory, and copied from its files.
         let history: (records: [JournalRecord], copied: [StoredRecord])
-        /// Its records stamped too far ahead to merge yet: kept all the same.
+        /// Its records stamped too far ahead to merge yet: kept all the same, unless it is revoked.
         let waiting: [JournalRecord]
+        /// Those records, dropped because it is revoked: a revoked device leaves nothing to merge later.
+        let dropped: Int
         /// How far this device has read its folder without a gap.
         let upTo: HLCTimestamp?
         /// What its folder adopted of others.
@@ -35,23 +37,24 @@ extension EngineState {
         var isNeeded: Bool { retired || needsSnapshot || !inherited.isEmpty }
     }
 
-    /// What adopting `device` takes now.
-    mutating func planAdoption(of device: DeviceID, retired: Bool) -> AdoptionPlan {
-        AdoptionPlan(device: device, retired: retired,
-                     copies: merged.records(inFolder: device).filter { !merged.holds($0, outside: device) },
-                     history: historyToAdopt(of: device),
-                     waiting: folders.heldBack.records(of: device), upTo: folders.readers[device]?.contiguous,
-                     inherited: (folders.adoptions[device] ?? [:]).filter { $0.key != deviceID })
+    /// What adopting `device` takes now; when it is `revoking` it (`kvfs retire --revoke`), its records
+    /// held back for their stamps far ahead are dropped rather than kept to merge once their time comes.
+    mutating func planAdoption(of device: DeviceID, retired: Bool, revoking: Bool = false) -> AdoptionPlan {
+        let heldBack = folders.heldBack.records(of: device)
+        return AdoptionPlan(device: device, retired: retired,
+                            copies: merged.records(inFolder: device).filter { !merged.holds($0, outside: device) },
+                            history: historyToAdopt(of: device),
+                            waiting: revoking ? [] : heldBack, dropped: revoking ? heldBack.count : 0,
+                            upTo: folders.readers[device]?.contiguous,
+                            inherited: (folders.adoptions[device] ?? [:]).filter { $0.key != deviceID })
     }
 
     /// Records an adoption made at `at`, whose copies are in this device's
     /// snapshot `generation` (0: none were needed); the folder says so once
     /// ``ProgressPublisher/publishAdoptions(_:)`` has written it.
     mutating func recordAdoption(_ plan: AdoptionPlan, at: HLCTimestamp, generation: UInt64) {
-        if plan.needsSnapshot {
-            folders.heldBack.forget(plan.device)
-            _ = folders.heldBack.hold(plan.waiting, of: deviceID, replacing: false)
-        }
+        if plan.needsSnapshot || plan.dropped > 0 { folders.heldBack.forget(plan.device) }
+        if plan.needsSnapshot { _ = folders.heldBack.hold(plan.waiting, of: deviceID, replacing: false) }
         let name = displayName(of: plan.device)
         var entries = plan.inherited.mapValues { Adoption(upTo: $0.upTo, generation: generation, at: at, retired: $0.retired, name: $0.name) }
         entries[plan.device] = Adoption(upTo: plan.upTo, generation: generation, at: at, retired: plan.retired, name: name)
