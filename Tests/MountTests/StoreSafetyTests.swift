@@ -42,10 +42,10 @@ struct StoreSafetyTests {
                 stat -c %a $T/shared
 
                 """#)
-            // Sealed, the state directory holds the device's keys and pinned roster too, and the sync directory roster/.
+            // Sealed, the state directory holds the device's keys, pinned roster, read marks (its own folder's too) and signed files, and the sync directory roster/.
             let sealed = sandbox.sealing == .sealed
             #expect(output == """
-                changes.log compaction.lock daemon.log device-id \(sealed ? "device.key " : "")journal.ask journal.lock last-stamp lock mount.lock primary.lock \(sealed ? "roster.pin sealed-store " : "")seen.log session \(sealed ? "signed-files " : "")store-id 
+                changes.log compaction.lock daemon.log device-id \(sealed ? "device.key " : "")journal.ask journal.lock last-stamp lock mount.lock primary.lock \(sealed ? "read-marks roster.pin sealed-store " : "")seen.log session \(sealed ? "signed-files " : "")store-id 
                 device.json journal-0000000000000001.log progress.json writer.json 
                 \(sealed ? 5 : 4)
                 750

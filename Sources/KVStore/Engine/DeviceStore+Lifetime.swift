@@ -41,11 +41,13 @@ extension DeviceStore {
         noteReadMarks()
     }
 
-    /// In a sealed store, notes in the state directory how far this device has read each other device's
-    /// folder, when that moved (``ReadMark``): after a restart, a folder holding less is refused.
+    /// In a sealed store, notes in the state directory how far this device has read each device's folder, its
+    /// own included, when that moved (``ReadMark``): after a restart, a folder holding less is refused, and
+    /// its own folder holding less stops it opening the store (it builds nothing on an older copy).
     private func noteReadMarks() {
         guard let sealing = sync.sealing else { return }
-        let (storeID, reached) = engine.withLock { ($0.folders.storeID, $0.folders.readers.mapValues(\.readMark)) }
+        var (storeID, reached) = engine.withLock { ($0.folders.storeID, $0.folders.readers.mapValues(\.readMark)) }
+        reached[deviceID] = journal.folder.withLock { $0.reader.readMark }
         if let marks = sealing.raiseReadMarks(reached) { state.saveReadMarks(marks, storeID: storeID) }
     }
 

@@ -172,6 +172,7 @@ public final class DeviceStore: Sendable {
             // The own folder is read before the writer opens it: the reader finds where its whole records end.
             let ownReader = DeviceFolderReader(device: deviceID, folder: sync.folder(of: deviceID), ownFolder: true, warn: warn)
             let own = ownReader.readNew()
+            if let wentBack = ownReader.wentBackWhileAway { throw Self.ownFolderWentBack(wentBack, folder: sync.folder(of: deviceID).path, state: state.path) }
             let refused = ownReader.problems.filter { $0.kind == .refused }  // the writer cuts it off: the status keeps it
             let writer = readOnly ? JournalWriter(refusingWritesTo: sync.folder(of: deviceID))
                 : try JournalWriter(folder: sync.folder(of: deviceID), recoveredBy: ownReader, claim: claim, files: journalFiles)
@@ -201,6 +202,14 @@ public final class DeviceStore: Sendable {
         announceInitialSync()
         publishProgress()
         startTicking()
+    }
+
+    /// Why a sealed device does not open its store: its own folder holds less than it had written before it
+    /// stopped (`wentBack`), an older copy a writer of the folder put in its place, on which it builds nothing.
+    static func ownFolderWentBack(_ wentBack: String, folder: String, state: String) -> KVStoreError {
+        .io(path: folder, reason: "this device's own folder went back while it was stopped (\(wentBack)): an older copy is in its place, "
+            + "and this device builds nothing on it; bring the folder back as it wrote it (another machine's copy, or a backup), "
+            + "or, if that copy is gone for good, move \(state) away and join the store again as a new device (kvfs join)")
     }
 
     /// What opening the store settles under the journal's lock.

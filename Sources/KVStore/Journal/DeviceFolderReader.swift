@@ -78,6 +78,9 @@ final class DeviceFolderReader {
     /// Whether it read on into such a segment: a compaction of this device's
     /// own was left unfinished (its snapshot could not be written).
     private(set) var foundUnfinishedCompaction = false
+    /// Why the sealed folder holds less than this device had read of it before it last stopped (its mark), while
+    /// the folder holds anything at all; nil when it does not (``wentBackPastMark(_:)``).
+    private(set) var wentBackWhileAway: String?
     /// The folder as a survey saw it just before the last read
     /// (``FolderSurvey``): while it still looks so, a read finds nothing new.
     var readAt: FolderSurvey.Fingerprint?
@@ -134,6 +137,7 @@ final class DeviceFolderReader {
         report.startRead()
         if let wentBack = wentBackPastMark(listing) {
             refuse(.rolledBack(wentBack), in: folder.path, at: 0)
+            if !(listing.segments + listing.snapshots).isEmpty { wentBackWhileAway = wentBack }
             return batch
         }
         readNewestSnapshot(listing.snapshots, into: &batch)

@@ -54,4 +54,37 @@ struct SealedRestartTests {
         defer { b.close() }
         #expect(b.value(forKey: "k9") == nil && b.status().warnings.contains { $0.kind == .refused && $0.message.contains("newest file is generation 1") })
     }
+
+    @Test("a device's own folder rolled back while it is stopped: it does not open on the older copy, saying why, and writes nothing; another device refuses the older copy too; with its folder back it opens as before")
+    func ownFolderRolledBackWhileStopped() throws {
+        defer { fixture.cleanup() }
+        var a = try fixture.open("a")
+        let b = try fixture.open("b")
+        defer { b.close() }
+        for index in 0..<3 { try a.set(.string("old \(index)"), forKey: "k\(index)") }
+        a.reachSyncPoint()
+        let folder = fixture.folder(of: a), old = fixture.root.path + "/old", real = fixture.root.path + "/real"
+        try copyFolder(folder, to: old)
+        try a.set(.string("new 0"), forKey: "k0")
+        a.reachSyncPoint()
+        b.refresh(after: a)
+        #expect(b.value(forKey: "k0") == .string("new 0"))
+        a.close()
+        try copyFolder(folder, to: real)
+        try copyFolder(old, to: folder)
+        let said = #expect(throws: KVStoreError.self) { a = try fixture.open("a") }
+        #expect(said.map { "\($0)".contains("this device's own folder went back while it was stopped") } == true, "\(said.map { "\($0)" } ?? "")")
+        #expect(try Files.read(folder + "/" + DeviceFolder.segmentName(1)) == Files.read(old + "/" + DeviceFolder.segmentName(1)),
+                "nothing is built on the older copy")
+        _ = b.refresh()
+        #expect(b.value(forKey: "k0") == .string("new 0"))
+        #expect(b.status().warnings.contains { $0.kind == .refused && $0.message.contains("went back") })
+        try copyFolder(real, to: folder)
+        a = try fixture.open("a")
+        defer { a.close() }
+        #expect(a.value(forKey: "k0") == .string("new 0"))
+        try a.set(.string("after"), forKey: "k9")
+        b.refresh(after: a)
+        #expect(b.value(forKey: "k9") == .string("after"))
+    }
 }
