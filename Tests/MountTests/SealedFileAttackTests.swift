@@ -21,7 +21,7 @@ struct SealedFileAttackTests {
         }
     }
 
-    @Test("adopted.json, retention.json, writer.json, device.json planted, and a signed retention.json put back: no value, version or name changes, a keeps writing, and both mounts name each file")
+    @Test("adopted.json, retention.json, writer.json, device.json, progress.json and waiting.json planted, and a signed retention.json put back: no value, version or name changes, a keeps writing, and both mounts name each file")
     func plantedAndReplayedFiles() throws {
         try withSandbox(.plain) { sandbox in  // sealed here, by device a
             try SealedAttackTests.pairedMounts(sandbox)
@@ -62,6 +62,14 @@ struct SealedFileAttackTests {
             try bothRefuse("device.json", saying: "it is not signed", sandbox)
             #expect(try !sandbox.ok("kvfs history k --sync-dir $SYNC --state-dir $T/s-b; kvfs devices --sync-dir $SYNC --state-dir $T/s-b").contains("mallory"))
 
+            // Progress and a wait request forged: a says it closed and read nothing; a asks b to publish.
+            try sandbox.ok(Self.folders + #"printf '{"at":"1","closed":true,"own":"999999999999999999","read":{}}' > $A/progress.json"#)
+            try bothRefuse("progress.json", saying: "it is not signed", sandbox)
+            #expect(try sandbox.ok("kvfs devices --sync-dir $SYNC --state-dir $T/s-b | awk '$2 == \"a\" {print $3}'") == "active\n",
+                    "a is not taken for stopped")
+            try sandbox.ok(Self.folders + #"printf '{"of":["%s"],"seconds":60}' $(cat $T/s-b/device-id) > $A/waiting.json"#)
+            try bothRefuse("waiting.json", saying: "it is not signed", sandbox)
+
             // A replay: a's signed retention of 10 days put back after it set 90.
             try sandbox.ok(Self.folders + """
                 rm $A/retention.json; kvfs retention --days 10 --sync-dir $SYNC --state-dir $T/s-a; cp $A/retention.json $T/older
@@ -74,7 +82,7 @@ struct SealedFileAttackTests {
             try bothRefuse("retention.json", saying: "replayed", sandbox)
             #expect(try sandbox.ok("kvfs retention --sync-dir $SYNC --state-dir $T/s-b").hasPrefix("90 days"))
             try valuesStay("every file")
-            #expect(try sandbox.run(Self.folders + "grep -qF -e '\"host\"' -e '\"name\"' -e '\"days\"' -e '\"read\"' $A/writer.json $A/progress.json $A/retention.json").status == 1,
+            #expect(try sandbox.run(Self.folders + "grep -qF -e '\"host\"' -e '\"name\"' -e '\"days\"' $A/writer.json $A/retention.json").status == 1,
                     "the files a wrote hold nothing in the clear")
         }
     }
