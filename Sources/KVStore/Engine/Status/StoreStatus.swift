@@ -100,7 +100,9 @@ public struct StoreStatus: Codable, Sendable, Equatable {
 public struct SealedStatus: Codable, Sendable, Equatable {
     /// One member device, by the id and the name the roster gives it (signed with it).
     public struct Member: Codable, Sendable, Equatable {
+        /// Its device id, in hex.
         public var id: String
+        /// The name the roster gives it.
         public var name: String
     }
 

@@ -9,8 +9,9 @@ extension Membership {
     /// it could read; its later records are refused (it is no member). Returns
     /// its name and id, and the new epoch.
     ///
-    /// While the roster has a fork (``RosterFork``), a member that every version of the fork keeps settles it
-    /// so: the new version follows the fork's version that removes `device` too.
+    /// While the roster has a fork (versions of one number that each remove another's signer), a member
+    /// that every version of the fork keeps settles it so: the new version follows the fork's version that
+    /// removes `device` too.
     public func revoke(_ device: String) throws(MembershipError) -> (name: String, id: String, epoch: UInt32) {
         var (head, me, keys, fork) = try asMemberNotingFork()
         let target = try Self.resolve(device, in: head)
