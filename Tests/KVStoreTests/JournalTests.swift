@@ -60,7 +60,8 @@ struct JournalTests {
         let scan = bytes.withUnsafeBytes { RecordFrame.scan($0) }
         #expect(scan.records == [sample[0], sample[1]])
         #expect(scan.skipped.count == 2)
-        let random = (0..<10_000).map { _ in UInt8.random(in: 0...255) }
+        var generator = SeededRandom(seed: TestSeed.draw("JournalTests"))
+        let random = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
         _ = random.withUnsafeBytes { RecordFrame.scan($0) }
     }
 
