@@ -171,4 +171,22 @@ struct SignedFileTests {
             }
         }
     }
+
+    @Test("a signed file holds up to a small file's size (64 KiB) less its overhead: that much is sealed and opens, one byte more is refused; a file past 64 KiB in a folder is refused as too large")
+    func sizeLimit() throws {
+        defer { fixture.cleanup() }
+        let a = try fixture.open("a")
+        defer { a.close() }
+        let keys = try #require(a.sync.sealing?.keys)
+        let most = SyncDirectory.smallFileLimit - SignedFile.overhead
+        let full = try SignedFile.seal([UInt8](repeating: 0x61, count: most), file: "progress.json", keys: keys, sequence: 1)
+        #expect(full.count == SyncDirectory.smallFileLimit)
+        #expect(try SignedFile.open(full, file: "progress.json", device: a.deviceID, keys: keys).get().content.count == most)
+        #expect(throws: KVStoreError.self) { try SignedFile.seal([UInt8](repeating: 0x61, count: most + 1), file: "progress.json", keys: keys, sequence: 1) }
+        // Read from the folder: one byte past the limit, it is refused as too large, and named.
+        let folder = a.sync.folder(of: a.deviceID)
+        try Files.writeAtomically(path(WaitSignal.fileName, of: a), full + [0])
+        #expect(folder.readSigned(WaitSignal.fileName, in: try folder.open()) == nil)
+        #expect(refuses(a, path(WaitSignal.fileName, of: a), saying: "larger than a signed file can be"))
+    }
 }

@@ -3,10 +3,12 @@
 /// those files goes through here.
 extension DeviceFolder {
     /// The content of `file` in this folder (`folder`, opened; nil when it is not there), or nil when it is not
-    /// there, is too large, or (sealed) is refused and no good copy was read before (``SignedFileLedger``).
+    /// there, is too large (refused, sealed), or (sealed) is refused and no good copy was read before
+    /// (``SignedFileLedger``). At most one byte past a small file's size is read.
     func readSigned(_ file: String, in folder: Folder?) -> [UInt8]? {
         let bytes = folder.flatMap { try? $0.read(file, limit: SyncDirectory.smallFileLimit + 1) }
-        return opened(file, bytes: bytes.flatMap { $0.count <= SyncDirectory.smallFileLimit ? $0 : nil })
+        guard sealing != nil else { return bytes.flatMap { $0.count <= SyncDirectory.smallFileLimit ? $0 : nil } }
+        return opened(file, bytes: bytes)
     }
 
     /// The content of `file`, whose bytes were read as `bytes` (nil: it is not there). A refused file reads as

@@ -63,6 +63,9 @@ extension SignedFile {
     /// file, not a member's, not signed by that member for that file, or sealed under an epoch this device
     /// has no key of. The sequence is the caller's to compare (``SignedFileLedger``).
     static func open(_ bytes: [UInt8], file: String, device: DeviceID, keys: SealingKeys) -> Result<Opened, Unopened> {
+        guard bytes.count <= SyncDirectory.smallFileLimit else {
+            return .failure(Unopened("it is larger than a signed file can be (\(SyncDirectory.smallFileLimit) bytes)"))
+        }
         guard let signed = decode(bytes) else {
             return .failure(Unopened(looksSigned(bytes) ? "it is no signed file of this format" : "it is not signed, and a sealed store takes only signed files"))
         }
