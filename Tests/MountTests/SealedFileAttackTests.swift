@@ -61,6 +61,8 @@ struct SealedFileAttackTests {
             try sandbox.ok(Self.folders + #"printf '{"name":"mallory"}' > $A/device.json"#)
             try bothRefuse("device.json", saying: "it is not signed", sandbox)
             #expect(try !sandbox.ok("kvfs history k --sync-dir $SYNC --state-dir $T/s-b; kvfs devices --sync-dir $SYNC --state-dir $T/s-b").contains("mallory"))
+            let inspected = try sandbox.run(Self.folders + "kvfs inspect $A/device.json --sync-dir $SYNC --state-dir $T/s-b")
+            #expect(inspected.status == 1 && inspected.error.contains("device.json: refused: it is not signed"), "\(inspected)")
 
             // Progress and a wait request forged: a says it closed and read nothing; a asks b to publish.
             try sandbox.ok(Self.folders + #"printf '{"at":"1","closed":true,"own":"999999999999999999","read":{}}' > $A/progress.json"#)

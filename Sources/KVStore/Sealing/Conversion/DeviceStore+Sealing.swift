@@ -80,7 +80,7 @@ extension EngineState {
         for refusal in sync.sealing?.signedFiles.refusals ?? [] {
             let device = URL(fileURLWithPath: refusal.path).deletingLastPathComponent().lastPathComponent
             warnings.append(SyncWarning(kind: .refused, device: device, file: refusal.path, message: refusal.description,
-                                        fix: "a writer without the device's key put it there, or put back an older copy; it is ignored: delete it, and the device writes its own anew"))
+                                        fix: "a writer without the device's key put it there, or put back an older copy; it is ignored and the copy read before stands: delete it (its device writes the file again when it next changes)"))
         }
         return warnings
     }
