@@ -118,9 +118,12 @@ public final class DeviceStore: Sendable {
     }
 
     /// Opens the store as the public initializer does, with the journal's
-    /// segments opened by `journalFiles`: tests put in files that fail as a disk does.
+    /// segments opened by `journalFiles` (tests put in files that fail as a
+    /// disk does), and its background work run on `lanes` (the simulation
+    /// runs it when its seed says: ``BackgroundLane``).
     init(syncDirectory: URL, stateDirectory: URL?, deviceName: String?, owner: String = "", readOnly: Bool = false,
-         clock: HybridLogicalClock, warn: @escaping @Sendable (String) -> Void, journalFiles: any JournalFileOpener) throws(KVStoreError) {
+         clock: HybridLogicalClock, warn: @escaping @Sendable (String) -> Void, journalFiles: any JournalFileOpener,
+         lanes: any BackgroundLanes = DispatchLanes()) throws(KVStoreError) {
         self.syncDirectory = syncDirectory.standardizedFileURL
         self.stateDirectory = (stateDirectory ?? Self.defaultStateDirectory(for: syncDirectory)).standardizedFileURL
         let state = try StateDirectory(path: self.stateDirectory.path, readOnly: readOnly)
@@ -187,12 +190,13 @@ public final class DeviceStore: Sendable {
         engine = Mutex(EngineState(context: context, own: journal.folder, read: read, storeID: storeID, lastOwnStamp: lastOwnStamp))
         notifier = ChangeNotifier(changeLog: ChangeLog(path: state.changeLogPath, isWritable: !readOnly))
         self.state = state
-        compactor = Compactor(lock: state.compactionLock, journal: journal, warn: warn)
-        progress = ProgressPublisher(sync: context.sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp, warn: warn)
+        compactor = Compactor(lock: state.compactionLock, journal: journal, lane: lanes.lane(for: .compaction), warn: warn)
+        progress = ProgressPublisher(sync: context.sync, device: context.deviceID, clock: clock, notedOwnStamp: lastOwnStamp,
+                                     lane: lanes.lane(for: .progress), warn: warn)
         waits = WaitAnnouncer(sync: context.sync, device: context.deviceID, warn: warn)
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
         survey = FolderSurvey(sync: context.sync)
-        ticker = Ticker()
+        ticker = Ticker(lane: lanes.lane(for: .tick))
         signing = readOnly || context.sync.sealing == nil ? nil : SigningSchedule()
         notifier.changeLog.setWriting(state.isPrimary)
         // Its snapshot is written now, so that other devices follow this folder again.

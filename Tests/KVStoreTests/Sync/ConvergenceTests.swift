@@ -8,18 +8,20 @@ import Testing
 ///
 /// `KVFS_SEED=<n> KVFS_CLOCK_SPREAD=<ms>` replays one schedule, in any
 /// process (the failure report names it, and a replay reports every step);
-/// `KVFS_SCHEDULES=<n>` runs more (or fewer) than the 1,000 of CI.
+/// `KVFS_SCHEDULES=<n>` runs more (or fewer) than the 1,000 of CI, and
+/// `KVFS_SEED_BASE=<n>` other seeds than CI's (from n on: `mount-scripts/soak.sh`).
 @Suite("Convergence of random schedules")
 struct ConvergenceTests {
     static let batches = 20
     static var schedules: Int { ProcessInfo.processInfo.environment["KVFS_SCHEDULES"].flatMap(Int.init) ?? 1000 }
+    static var seedBase: UInt64 { ProcessInfo.processInfo.environment["KVFS_SEED_BASE"].flatMap(UInt64.init) ?? 0x6B76_6673_0000 }
 
     @Test("random schedules converge to the reference model", arguments: 0..<batches)
     func schedules(batch: Int) throws {
         let seeds: [UInt64] = if let seed = ProcessInfo.processInfo.environment["KVFS_SEED"].flatMap(UInt64.init) {
             batch == 0 ? [seed] : []
         } else {
-            (0..<Self.schedules).filter { $0 % Self.batches == batch }.map { 0x6B76_6673_0000 + UInt64($0) }
+            (0..<Self.schedules).filter { $0 % Self.batches == batch }.map { Self.seedBase + UInt64($0) }
         }
         let spread = ProcessInfo.processInfo.environment["KVFS_CLOCK_SPREAD"].flatMap(Int64.init) ?? 3_600_000
         for seed in seeds { try check(seed: seed, clockSpread: spread) }
@@ -31,7 +33,7 @@ struct ConvergenceTests {
     func schedulesWithClocksDaysApart(batch: Int) throws {
         guard ProcessInfo.processInfo.environment["KVFS_SEED"] == nil else { return }  // the test above replays
         for index in stride(from: batch, to: Self.schedules / 5, by: Self.batches) {
-            try check(seed: 0x6B76_6673_4000 + UInt64(index), clockSpread: 3 * 86_400_000)
+            try check(seed: Self.seedBase + 0x4000 + UInt64(index), clockSpread: 3 * 86_400_000)
         }
     }
 

@@ -23,6 +23,8 @@ final class SimulatedCluster {
     private(set) var trace: [String] = []
     private var random: SeededRandom
     private let time = SimulatedTime()
+    /// The devices' background work: compactions, ticks, prompt publications, run when the seed says.
+    private let scheduler = SimulatedScheduler()
     private let synchronizer: SimulatedSynchronizer?
     /// Whether this schedule writes values big enough to pass the byte quota together.
     private let bigWrites: Bool
@@ -45,7 +47,8 @@ final class SimulatedCluster {
             devices.append(SimulatedDevice(
                 name: "dev\(index)", syncDirectory: URL(fileURLWithPath: syncDirectories[index]),
                 stateDirectory: URL(fileURLWithPath: root + "/state-\(index)"),
-                skew: Int64.random(in: -clockSpread...clockSpread, using: &random), time: time, model: model))
+                skew: Int64.random(in: -clockSpread...clockSpread, using: &random), time: time, model: model,
+                scheduler: scheduler))
         }
         self.devices = devices
         trace.append("seed \(seed): \(count) devices, \(shared ? "one shared folder" : "replicas"), skews \(devices.map(\.skew))")
@@ -89,7 +92,7 @@ final class SimulatedCluster {
         for _ in 0..<steps {
             let device = random.pick(active)
             time.advance(by: UInt64.random(in: 0...40, using: &random))
-            switch random.next() % 100 {
+            switch random.next() % 110 {
             case 0..<50: write(on: device)
             case 50..<62: refresh(device)
             case 62..<85: deliver(orRefresh: device)
@@ -100,7 +103,8 @@ final class SimulatedCluster {
             case 96: retireAnother(from: device)
             case 97: vanish(device)
             case 98: togglePartition(device)
-            default: step("time jumps") { time.advance(by: UInt64.random(in: 1...600_000, using: &random)) }
+            case 99: step("time jumps") { time.advance(by: UInt64.random(in: 1...600_000, using: &random)) }
+            default: runBackgroundWork()
             }
         }
     }
@@ -167,6 +171,11 @@ final class SimulatedCluster {
             let value = PropertyListValue.string("s\(random.next() % 1000)")
             step("\(device.name) sets \(key) = \(value)") { try store.set(value, forKey: key) }
         }
+    }
+
+    /// One piece of a device's background work runs: a compaction a write made due, a tick, a prompt publication.
+    private func runBackgroundWork() {
+        trace.append(scheduler.runOne(using: &random).map { "\($0) runs" } ?? "no background work waits")
     }
 
     private func refresh(_ device: SimulatedDevice) {

@@ -21,6 +21,8 @@ final class SimulatedDevice {
     let skew: Int64
     private let time: SimulatedTime
     private let model: ReferenceModel
+    /// Where its store's background work waits for the schedule.
+    private let scheduler: SimulatedScheduler
     private(set) var store: DeviceStore?
     /// Its id, once it has started.
     private(set) var id: DeviceID?
@@ -29,13 +31,15 @@ final class SimulatedDevice {
     /// Compaction kicks in at this segment size: small, so that schedules compact often.
     static let compactionFloor = 2048
 
-    init(name: String, syncDirectory: URL, stateDirectory: URL, skew: Int64, time: SimulatedTime, model: ReferenceModel) {
+    init(name: String, syncDirectory: URL, stateDirectory: URL, skew: Int64, time: SimulatedTime, model: ReferenceModel,
+         scheduler: SimulatedScheduler) {
         self.name = name
         self.syncDirectory = syncDirectory
         self.stateDirectory = stateDirectory
         self.skew = skew
         self.time = time
         self.model = model
+        self.scheduler = scheduler
     }
 
     var isRunning: Bool { store != nil }
@@ -45,7 +49,7 @@ final class SimulatedDevice {
         let (time, skew) = (self.time, skew)
         let clock = HybridLogicalClock { UInt64(Int64(time.now) + skew) }
         let store = try DeviceStore(syncDirectory: syncDirectory, stateDirectory: stateDirectory, deviceName: name,
-                                    clock: clock, warn: { _ in })
+                                    clock: clock, warn: { _ in }, journalFiles: DiskJournalFiles(), lanes: scheduler.lanes(for: name))
         store.journal.folder.withLock { $0.writer.compactionFloor = Self.compactionFloor }
         store.progress.interval = .infinity  // published by the schedule, so that runs replay exactly
         store.notifier.listenToAppends { [model] in model.add($0) }

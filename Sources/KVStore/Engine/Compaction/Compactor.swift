@@ -66,9 +66,7 @@ final class Compactor: Sendable {
 
     private let phase = Mutex(Phase.idle)
     /// Where compactions that writes made due run (``inBackground(_:)``), off the writing thread.
-    private let queue = DispatchQueue(label: "kvfs.store.compaction", qos: .utility)
-    /// Marks the queue, so that ``drain()`` knows when it runs on it.
-    private static let onQueue = DispatchSpecificKey<Void>()
+    private let lane: any BackgroundLane
     /// Whether a compaction is queued and has not started: more writes need not queue another.
     private let queued = Atomic(false)
     /// Held for a whole compaction, so that the device's processes compact
@@ -79,20 +77,20 @@ final class Compactor: Sendable {
     private let journal: OwnJournal
     private let warn: @Sendable (String) -> Void
 
-    init(lock: FileLock?, journal: OwnJournal, warn: @escaping @Sendable (String) -> Void) {
+    init(lock: FileLock?, journal: OwnJournal, lane: any BackgroundLane, warn: @escaping @Sendable (String) -> Void) {
         self.lock = lock
         self.journal = journal
+        self.lane = lane
         self.warn = warn
-        queue.setSpecific(key: Self.onQueue, value: ())
     }
 
     /// Runs `compaction` (``compactIfDue(_:)``, as the store calls it) on
-    /// the compactor's queue, unless one is queued already: the write that
+    /// the compactor's lane, unless one is queued already: the write that
     /// made a compaction due returns before its snapshot is written, with
     /// its fsyncs, and so do the writes that follow it.
     func inBackground(_ compaction: @escaping @Sendable () -> Void) {
         guard !queued.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.async { [self] in
+        lane.run(after: .zero) { [self] in
             queued.store(false, ordering: .releasing)
             compaction()
         }
@@ -102,7 +100,7 @@ final class Compactor: Sendable {
     /// it: the store's last reference went in it): at close, so that a
     /// program that ends right after its writes leaves its journal compacted as they made due.
     func drain() {
-        if DispatchQueue.getSpecific(key: Self.onQueue) == nil { queue.sync {} }
+        lane.drain()
     }
 
     /// Compacts now, after the compaction being written, if any (in place of
@@ -117,7 +115,7 @@ final class Compactor: Sendable {
 
     /// Compacts if the journal has grown enough since its snapshot, unless a
     /// compaction is being written (by this process or another of the
-    /// device's): after a write made it due, on the compactor's queue (``inBackground(_:)``).
+    /// device's): after a write made it due, on the compactor's lane (``inBackground(_:)``).
     func compactIfDue(_ engine: borrowing Mutex<EngineState>) {
         phase.withLockIfAvailable { phase in
             _ = holdingLock(waiting: false) { run(engine, &phase) { state in state.own.withLock { $0.writer.shouldCompact } ? Additions() : nil } }

@@ -25,7 +25,7 @@ final class ProgressPublisher: Sendable {
 
     private let state: Mutex<State>
     /// Where prompt publications run, off the thread that read the records.
-    private let queue = DispatchQueue(label: "kvfs.store.progress")
+    private let lane: any BackgroundLane
     private let sync: SyncDirectory
     private let device: DeviceID
     private let clock: HybridLogicalClock
@@ -49,8 +49,9 @@ final class ProgressPublisher: Sendable {
 
     /// - Parameter notedOwnStamp: the stamp the state directory holds already.
     init(sync: SyncDirectory, device: DeviceID, clock: HybridLogicalClock, notedOwnStamp: HLCTimestamp?,
-         warn: @escaping @Sendable (String) -> Void) {
+         lane: any BackgroundLane, warn: @escaping @Sendable (String) -> Void) {
         state = Mutex(State(notedOwnStamp: notedOwnStamp))
+        self.lane = lane
         self.sync = sync
         self.device = device
         self.clock = clock
@@ -85,7 +86,7 @@ final class ProgressPublisher: Sendable {
     /// one of the `awaited` devices moved since the last publication (a
     /// publication that only another device's reading could set off would
     /// set off the other's in turn): at once when the last one is at least
-    /// ``promptInterval`` old, else that long after it, on a queue of its
+    /// ``promptInterval`` old, else that long after it, on a lane of its
     /// own. Then calls `published` (whoever carries this device's folder to
     /// other machines). Calls while one is on its way add their devices to it.
     func publishPromptly(of awaited: Set<DeviceID>, _ current: @escaping @Sendable () -> ReadProgress?,
@@ -98,7 +99,7 @@ final class ProgressPublisher: Sendable {
             return max(0, Self.promptInterval - Date().timeIntervalSince(state.publishedAt))
         }
         guard let delay else { return }
-        queue.asyncAfter(deadline: .now() + delay) { [self] in
+        lane.run(after: .seconds(delay)) { [self] in
             let didPublish = state.withLock { state in
                 let awaited = state.promptAwaited
                 (state.promptPending, state.promptAwaited) = (false, [])

@@ -185,8 +185,3 @@ final class SigningSchedule: Sendable {
         }
     }
 }
-
-private extension Duration {
-    /// The duration in whole nanoseconds.
-    var nanoseconds: UInt64 { UInt64(components.seconds) * 1_000_000_000 + UInt64(components.attoseconds / 1_000_000_000) }
-}
