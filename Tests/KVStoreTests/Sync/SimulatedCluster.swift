@@ -96,7 +96,8 @@ final class SimulatedCluster {
             case 0..<50: write(on: device)
             case 50..<62: refresh(device)
             case 62..<85: deliver(orRefresh: device)
-            case 85..<88: restart(device)
+            case 85..<87: restart(device)
+            case 87: killQueuedWork(of: device)
             case 88..<90: toggleRunning(device)
             case 90..<93: step("\(device.name) publishes progress") { device.publishProgress() }
             case 93..<96: step("\(device.name) compacts") { device.compact() }
@@ -189,6 +190,18 @@ final class SimulatedCluster {
 
     private func restart(_ device: SimulatedDevice) {
         step("\(device.name) restarts") {
+            device.stop()
+            try device.start()
+        }
+    }
+
+    /// `device`'s process is killed with work queued (a compaction a write made due, a tick): the work is lost,
+    /// and the device starts again from its files. (Its store then closes, as no killed process does: the
+    /// crash tests and `mount-scripts/soak.sh --processes` kill for real.)
+    private func killQueuedWork(of device: SimulatedDevice) {
+        guard device.isRunning else { return }
+        let dropped = scheduler.discard(of: device.name).filter { !$0.hasSuffix(" tick") }
+        step("\(device.name) is killed\(dropped.isEmpty ? "" : " with \(dropped.joined(separator: ", ")) queued") and starts again") {
             device.stop()
             try device.start()
         }

@@ -40,6 +40,15 @@ final class SimulatedScheduler: Sendable {
         return piece.lane
     }
 
+    /// Drops the work `owner`'s lanes hold, unrun: what a `kill -9` of its process loses. Says what it dropped.
+    func discard(of owner: String) -> [String] {
+        state.withLock { state in
+            let dropped = state.pending.filter { $0.lane.hasPrefix(owner + " ") }
+            state.pending.removeAll { $0.lane.hasPrefix(owner + " ") }
+            return dropped.map(\.lane)
+        }
+    }
+
     /// Runs every piece that `lane` queued so far, oldest first.
     fileprivate func drain(_ lane: String) {
         let pieces = state.withLock { state in state.running.contains(lane) ? [] : state.pending.filter { $0.lane == lane } }
