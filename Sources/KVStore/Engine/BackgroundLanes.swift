@@ -8,6 +8,8 @@ enum BackgroundJob: String, Sendable, CaseIterable {
     case tick
     /// A prompt publication of reading progress while another device waits (``ProgressPublisher``).
     case progress
+    /// A sealed store's mark over the records a burst of writes appended (``SigningSchedule``).
+    case signing
 }
 
 /// Where a store runs one kind of its background work: one piece at a time,
@@ -30,11 +32,17 @@ protocol BackgroundLane: Sendable {
 protocol BackgroundLanes: Sendable {
     /// The lane that runs `job`'s work.
     func lane(for job: BackgroundJob) -> any BackgroundLane
+    /// Whether a sealed store signs on the lane of ``BackgroundJob/signing``
+    /// rather than on the signing schedule's own thread (``SigningSchedule``).
+    var signsOnALane: Bool { get }
 }
 
 /// A store's lanes as it runs outside the simulation: a Dispatch queue each.
+/// Signing keeps its thread, which costs a write fewer system calls than a
+/// Dispatch timer re-armed at each burst (``SigningSchedule``).
 struct DispatchLanes: BackgroundLanes {
     func lane(for job: BackgroundJob) -> any BackgroundLane { DispatchLane(job) }
+    var signsOnALane: Bool { false }
 }
 
 /// A lane on a serial Dispatch queue of its own (`kvfs.store.<job>`).

@@ -197,7 +197,7 @@ public final class DeviceStore: Sendable {
         health = HealthMonitor(staleAfter: Self.staleAfter, warn: warn)
         survey = FolderSurvey(sync: context.sync)
         ticker = Ticker(lane: lanes.lane(for: .tick))
-        signing = readOnly || context.sync.sealing == nil ? nil : SigningSchedule()
+        signing = readOnly || context.sync.sealing == nil ? nil : SigningSchedule(lane: lanes.signsOnALane ? lanes.lane(for: .signing) : nil)
         notifier.changeLog.setWriting(state.isPrimary)
         // Its snapshot is written now, so that other devices follow this folder again.
         if unfinishedCompaction { compactor.compact(engine) }

@@ -55,6 +55,28 @@ struct ConvergenceTests {
         }
     }
 
+    /// The moments that went wrong before, or could, are among CI's schedules: a compaction a write queued
+    /// and the seed ran later, a process killed with one queued, a restart while one waits (it runs as the
+    /// store closes), a sealed store's marks signed as background work, and a clock jump with a compaction waiting.
+    @Test("the schedules reach the dangerous moments: background work waiting across kills, restarts, clock jumps and sealed marks")
+    func schedulesReachTheDangerousMoments() throws {
+        var reached: Set<String> = []
+        for index in 0..<40 {
+            let lines = try Self.schedule(seed: Self.seedBase + UInt64(index))
+            for line in lines {
+                if line.hasPrefix("seed "), line.contains(", sealed") { reached.insert("sealed") }
+                if line.hasSuffix(" signing runs") { reached.insert("a mark signed in the background") }
+                if line.hasSuffix(" compaction runs") { reached.insert("a compaction run by the seed") }
+                if line.contains("is killed with") && line.contains("compaction") { reached.insert("a kill with a compaction queued") }
+                if line.contains(" restarts with its compaction queued") { reached.insert("a restart with a compaction queued") }
+                if line.hasPrefix("time jumps with a compaction queued") { reached.insert("a clock jump with a compaction queued") }
+            }
+        }
+        let expected: Set = ["sealed", "a mark signed in the background", "a compaction run by the seed", "a kill with a compaction queued",
+                             "a restart with a compaction queued", "a clock jump with a compaction queued"]
+        #expect(reached == expected, "not reached: \(expected.subtracting(reached).sorted())")
+    }
+
     /// A seed whose schedule has several devices on replicas, which the synchronizer delivers to piece by piece.
     static let replayedSeed: UInt64 = 0x6B76_6673_0004
 

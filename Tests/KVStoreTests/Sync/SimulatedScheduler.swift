@@ -79,6 +79,7 @@ final class SimulatedScheduler: Sendable {
         let scheduler: SimulatedScheduler, owner: String
 
         func lane(for job: BackgroundJob) -> any BackgroundLane { Lane(scheduler: scheduler, name: "\(owner) \(job.rawValue)") }
+        var signsOnALane: Bool { true }
     }
 
     private struct Lane: BackgroundLane {

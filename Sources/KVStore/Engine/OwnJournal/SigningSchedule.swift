@@ -43,20 +43,28 @@ final class SigningSchedule: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Where each burst's mark is a piece of work, in the simulation (``BackgroundLane``); nil for the thread.
+    private let lane: (any BackgroundLane)?
     /// Wakes the thread: a burst began while it slept with nothing to sign, or the schedule stopped.
     private let wake = DispatchSemaphore(value: 0)
 
     /// The name of the schedule's thread (`ps -L`).
     static let threadName = "kvfs-signer"
 
+    /// A schedule that signs on its own thread, or, given a `lane`, as a piece of work there.
+    init(lane: (any BackgroundLane)? = nil) {
+        self.lane = lane
+    }
+
     /// Starts signing with `sign`, which returns false when the journal was busy (it is tried again after ``idle``).
     func start(_ sign: @escaping @Sendable () -> Bool) {
-        let wakes = state.withLock { state in
+        let (wakes, bursting) = state.withLock { state in
             state.sign = sign
             state.stopped = false
-            return state.burst != nil && state.threadStarted
+            return (state.burst != nil && state.threadStarted, state.burst != nil)
         }
         if wakes { wake.signal() }
+        if let lane, bursting { signOnLane(lane) }
         startThreadIfBursting()
         Self.running.withLock { $0[ObjectIdentifier(self)] = Running(schedule: self) }
         _ = Self.exitHook
@@ -121,14 +129,31 @@ final class SigningSchedule: Sendable {
             return true
         }
         guard began else { return }
+        if let lane { return signOnLane(lane) }
         wake.signal()  // the thread waits with nothing to sign: one futex wake a burst
         startThreadIfBursting()
+    }
+
+    /// Signs the burst as a piece of work on `lane`, when the simulation's schedule runs it; a journal found
+    /// busy leaves the burst unsigned for another piece.
+    private func signOnLane(_ lane: any BackgroundLane) {
+        lane.run(after: state.withLock { $0.delays.idle }) { [self] in
+            let sign = state.withLock { state -> (@Sendable () -> Bool)? in
+                guard !state.stopped, state.burst != nil, let sign = state.sign else { return nil }
+                state.burst = nil
+                return sign
+            }
+            guard let sign, !sign() else { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            state.withLock { $0.burst = $0.burst ?? (now, now) }
+            signOnLane(lane)
+        }
     }
 
     /// The first burst after ``start(_:)`` starts the thread: a store that never writes never has one.
     private func startThreadIfBursting() {
         let starts = state.withLock { state in
-            guard state.sign != nil, state.burst != nil, !state.threadStarted, !state.stopped else { return false }
+            guard lane == nil, state.sign != nil, state.burst != nil, !state.threadStarted, !state.stopped else { return false }
             state.threadStarted = true
             return true
         }
