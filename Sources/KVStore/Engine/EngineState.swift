@@ -33,6 +33,10 @@ struct EngineState {
     var unannouncedKeys: Set<StoreKey> = []
     /// Whether the store is closed: nothing is written any more.
     var isClosed = false
+    /// In a sealed store: the stamps of this process's appends, by the epoch they were sealed under.
+    var ownSealedUnder = SealedEpochs()
+    /// The uses of a superseded key already logged (``noteSupersededKeys()``).
+    var supersededLogged: [SupersededKeyUse] = []
 
     /// The state of a store being opened: this device's own folder, as
     /// its reader read it (`read`), then every other device's.
@@ -111,6 +115,7 @@ struct EngineState {
         }
         let locations = try own.withLock { folder throws(KVStoreError) in try folder.append(records) }
         history.add(zip(records, locations), in: deviceID)
+        if let epoch = sync.sealing?.keys.currentEpoch { for record in records { ownSealedUnder.note(epoch, record.stamp.time) } }
         return records
     }
 

@@ -68,6 +68,8 @@ final class DeviceFolderReader {
     /// folder, only what the device's other processes wrote (OwnAppendsTests
     /// counts them), this process's own never.
     private(set) var recordsRead = 0
+    /// In a sealed folder: the stamps of its device's records read, by the epoch each was sealed under.
+    private(set) var sealedUnder = SealedEpochs()
     /// The problems of the last read, and the warnings said.
     private var report: ReaderReport
     /// What keeps the last read from reading everything the folder holds.
@@ -287,6 +289,7 @@ final class DeviceFolderReader {
             return RecordLocation(generation: segmentGeneration, inSnapshot: false, offset: frame.lowerBound, length: frame.count)
         }
         for index in fresh { batch.latest = max(batch.latest ?? scan.records[index].stamp.time, scan.records[index].stamp.time) }
+        noteEpochs(of: scan, fresh)
         if let last = scan.records.last {
             position.closed = scan.settledCount == scan.records.count && last.stamp.device == device && last.closesSegment
         }
@@ -332,6 +335,12 @@ final class DeviceFolderReader {
                                + "delete what was planted (the device's own copy comes back through the synchronizer)")
     }
 
+    /// Notes the epochs the records at `indices` of a sealed file's `scan` were sealed under.
+    private func noteEpochs(of scan: RecordFrame.Scan, _ indices: [Int]) {
+        guard !scan.epochs.isEmpty else { return }
+        for index in indices { sealedUnder.note(scan.epochs[index], scan.records[index].stamp.time) }
+    }
+
     /// A whole snapshot's records, where they lie, and its closing stamp, or
     /// nil while it is incomplete or unreadable.
     private func readSnapshot(_ generation: UInt64) -> ([JournalRecord], [RecordLocation], HLCTimestamp)? {
@@ -350,6 +359,8 @@ final class DeviceFolderReader {
         let locations = scan.frames.dropLast().map { frame in
             RecordLocation(generation: generation, inSnapshot: true, offset: frame.lowerBound, length: frame.count)
         }
+        sealedUnder = SealedEpochs()  // the snapshot stands for every record before it, sealed again when it was written
+        noteEpochs(of: scan, scan.records.indices.dropLast().filter { scan.records[$0].stamp.device == device })
         return (Array(scan.records.dropLast()), locations, last.stamp.time)
     }
 

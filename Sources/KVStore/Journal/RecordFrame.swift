@@ -96,6 +96,8 @@ enum RecordFrame {
         /// Whether the scan stopped before the end (a torn or corrupt tail).
         var stoppedEarly: Bool { resumeOffset < end }
         var end: Int
+        /// In a sealed file: the epoch each of `records` was sealed under (empty in a plain file).
+        var epochs: [UInt32] = []
         /// In a sealed file: the record refused, where its frame starts, and why; nothing from there on was read.
         var refused: (offset: Int, reason: SealRefusal)?
         /// In a sealed file: the chain up to `resumeOffset`, where the next read goes on.
@@ -207,6 +209,7 @@ enum RecordFrame {
                     case let .record(record):
                         scan.records.append(record)
                         scan.frames.append(base + position..<base + next)
+                        if let opener { scan.epochs.append(opener.lastEpoch) }
                     case .unreadable:
                         scan.skipped.append(base + position..<base + next)
                     case .mark:
@@ -273,6 +276,7 @@ enum RecordFrame {
             if end.records < scan.records.count || end.resumeOffset < scan.resumeOffset {
                 scan.records.removeSubrange(end.records...)
                 scan.frames.removeSubrange(end.records...)
+                scan.epochs.removeSubrange(end.records...)
                 scan.resumeOffset = end.resumeOffset
             }
             scan.settledOffset = scan.resumeOffset

@@ -27,6 +27,9 @@ struct SealingKeys: Sendable {
     let rosterVersion: UInt64
     /// Whether that version names a recovery key.
     let hasRecoveryKey: Bool
+    /// The names of the devices revoked since each earlier epoch that hold its key: what a record sealed
+    /// under that epoch is open to (``EngineState/supersededKeyWarnings``).
+    let revokedReaders: [UInt32: [String]]
     /// `K_own`, derived from the signing key: the key of the nonces of this device's records, which only
     /// the device (each of its processes) can make, and so recognise as its own before they are signed
     /// (docs/format.md § Sealed frames).
@@ -36,8 +39,10 @@ struct SealingKeys: Sendable {
 
     init(storeID: String, currentEpoch: UInt32, storeKeys: [UInt32: SymmetricKey], device: DeviceID,
          signingKey: Curve25519.Signing.PrivateKey, members: [DeviceID: Curve25519.Signing.PublicKey],
-         memberNames: [DeviceID: String] = [:], rosterVersion: UInt64 = 0, hasRecoveryKey: Bool = false) {
+         memberNames: [DeviceID: String] = [:], rosterVersion: UInt64 = 0, hasRecoveryKey: Bool = false,
+         revokedReaders: [UInt32: [String]] = [:]) {
         self.memberNames = memberNames
+        self.revokedReaders = revokedReaders
         self.rosterVersion = rosterVersion
         self.hasRecoveryKey = hasRecoveryKey
         self.storeID = storeID

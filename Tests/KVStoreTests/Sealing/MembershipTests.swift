@@ -33,6 +33,14 @@ struct MembershipTests {
         return (a, b)
     }
 
+    /// Devices a, b and c, members of the store a sealed, each paired by a.
+    static func threeMembers(_ root: TemporaryFolder) throws -> (Membership, Membership, Membership) {
+        let (a, b) = try pairedPair(root)
+        let c = try device(root, "c")
+        try pair(a, c, name: "c")
+        return (a, b, c)
+    }
+
     /// Puts `version` in `root`'s roster under its name, as a writer of the folder can.
     static func plant(_ version: RosterVersion, in root: TemporaryFolder) throws {
         try Data(version.bytes).write(to: root.sub("sync/roster").appendingPathComponent(RosterFolder.fileName(number: version.number, signer: version.signer)))
@@ -356,9 +364,7 @@ struct MembershipTests {
     func revocation() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }
-        let (a, b) = try Self.pairedPair(root)
-        let c = try Self.device(root, "c")
-        try Self.pair(a, c, name: "c")
+        let (a, b, c) = try Self.threeMembers(root)
         let before = try b.keys()
         let bID = try b.deviceID()
         #expect(throws: MembershipError("no member of the sealed store is nobody (kvfs devices lists the devices)")) { try a.revoke("nobody") }
@@ -423,9 +429,7 @@ struct MembershipTests {
     func forkIsReportedAndSettled() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }
-        let (a, b) = try Self.pairedPair(root)
-        let c = try Self.device(root, "c")
-        try Self.pair(a, c, name: "c")
+        let (a, b, c) = try Self.threeMembers(root)
         let (aID, bID, cID) = (try a.deviceID(), try b.deviceID(), try c.deviceID())
         let before = try a.refresh().version
         #expect(try b.refresh().version == before && c.refresh().version == before)

@@ -46,6 +46,7 @@ extension EngineState {
         changed.formUnion(applyAdoptions())  // first: what another device adopted needs no keeping here
         let presentSet = Set(present)  // a lookup per reader: an array's contains made each refresh n²
         let vanished = folders.readers.keys.filter { !presentSet.contains($0) && sync.hasRemovedFolder(of: $0) }
+        noteSupersededKeys()
         return (changed, vanished)
     }
 

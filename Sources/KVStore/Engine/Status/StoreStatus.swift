@@ -244,6 +244,9 @@ public struct SyncWarning: Codable, Sendable, Equatable {
         /// This device writes nothing more: the store was sealed and it is no member, or a copy of its
         /// state directory took its folder.
         case notWriting
+        /// A device sealed records under an epoch's key after a later epoch began (the roster had not
+        /// reached it): the devices revoked since can read them.
+        case supersededKey
     }
 
     /// What kind of trouble.

@@ -82,7 +82,7 @@ extension EngineState {
             warnings.append(SyncWarning(kind: .refused, device: device, file: refusal.path, message: refusal.description,
                                         fix: "a writer without the device's key put it there, or put back an older copy; it is ignored and the copy read before stands: delete it (its device writes the file again when it next changes)"))
         }
-        return warnings
+        return warnings + supersededKeyWarnings
     }
 
     /// The log's and the status's line for a roster file refused.

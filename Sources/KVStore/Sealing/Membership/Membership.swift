@@ -126,7 +126,8 @@ public struct Membership: Sendable {
         let (version, refused) = try refresh()
         let id: DeviceID
         if let device { id = device } else { id = try deviceID() }
-        return (try Self.keys(of: version, device: id, keys: deviceKeys()), refused)
+        let ancestors = (try? RosterFolder(syncPath: syncPath))?.ancestors(of: version) ?? []
+        return (try Self.keys(of: version, device: id, keys: deviceKeys(), ancestors: ancestors), refused)
     }
 
     func deviceKeys() throws(MembershipError) -> DeviceKeys {
@@ -138,8 +139,10 @@ public struct Membership: Sendable {
 
     /// `device`'s view of `version`: its store keys (the current epoch's
     /// unwrapped with its agreement key, the earlier ones opened with it), and
-    /// the device members' verifying keys.
-    static func keys(of version: RosterVersion, device: DeviceID, keys: DeviceKeys) throws(MembershipError) -> SealingKeys {
+    /// the device members' verifying keys; with the versions before it
+    /// (`ancestors`), who was revoked since each earlier epoch and holds its key.
+    static func keys(of version: RosterVersion, device: DeviceID, keys: DeviceKeys,
+                     ancestors: [RosterVersion] = []) throws(MembershipError) -> SealingKeys {
         guard let member = version.member(device), member.role == .device, member.signingKey == keys.signingPublicKey else {
             throw MembershipError("this device (\(device)) is not a member of the sealed store in roster version \(version.number): it was revoked, or must be paired (kvfs join)")
         }
@@ -151,7 +154,24 @@ public struct Membership: Sendable {
         return SealingKeys(storeID: version.storeID, currentEpoch: version.epoch, storeKeys: storeKeys, device: device,
                            signingKey: keys.signing, members: members,
                            memberNames: Dictionary(version.deviceMembers.map { ($0.id, $0.name) }) { first, _ in first },
-                           rosterVersion: version.number, hasRecoveryKey: version.recoveryMember != nil)
+                           rosterVersion: version.number, hasRecoveryKey: version.recoveryMember != nil,
+                           revokedReaders: revokedReaders(of: version, ancestors: ancestors))
+    }
+
+    /// For each epoch before `version`'s, the names of the devices that held its key (members of a version
+    /// of that epoch or a later one: each gets the earlier keys) and are no members of `version`.
+    static func revokedReaders(of version: RosterVersion, ancestors: [RosterVersion]) -> [UInt32: [String]] {
+        let current = Set(version.deviceMembers.map(\.id))
+        var readers: [UInt32: [String]] = [:]
+        for epoch in UInt32(1)..<max(version.epoch, 1) {
+            var seen: Set<DeviceID> = []
+            for earlier in ancestors where earlier.epoch >= epoch {
+                for member in earlier.deviceMembers where !current.contains(member.id) && seen.insert(member.id).inserted {
+                    readers[epoch, default: []].append(member.name)
+                }
+            }
+        }
+        return readers
     }
 
     /// The current epoch's key, unwrapped by `member`, and the earlier epochs' keys opened with it.

@@ -103,6 +103,22 @@ struct RosterFolder {
         return (head, before, refused, fork)
     }
 
+    /// The versions before `head`, newest first, as far back as the files here go: each the one whose hash
+    /// the next names as its previous (a hash chain down from a version this device trusts, so nothing a
+    /// writer of the folder plants is among them).
+    func ancestors(of head: RosterVersion) -> [RosterVersion] {
+        var byNumber = names()
+        var chain: [RosterVersion] = []
+        var current = head
+        while current.number > 0, let names = byNumber.removeValue(forKey: current.number - 1) {
+            guard let previous = names.lazy.compactMap({ try? version(named: $0).get() }).first(where: { $0.hash == current.previous })
+            else { break }
+            chain.append(previous)
+            current = previous
+        }
+        return chain
+    }
+
     /// The versions among the files `names` that may follow `version`, and the refusals of the others.
     private func following(_ version: RosterVersion, names: [String]) -> ([RosterVersion], [RosterRefusal]) {
         var accepted: [RosterVersion] = []

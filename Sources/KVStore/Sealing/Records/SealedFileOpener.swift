@@ -38,6 +38,8 @@ struct SealedFileOpener {
     private var lastUnsigned: (head: [UInt8], bound: [UInt8], padded: [UInt8], nonce: [UInt8])?
     /// Checking each: whether the record just opened is the device's own, as is every unsigned one since the last signed.
     private var ownSoFar = true
+    /// The epoch the record opened last was sealed under.
+    private(set) var lastEpoch: UInt32 = 0
     /// The cipher context its records are opened with, one after another.
     private let cipher = RecordCipher.Context()
 
@@ -62,6 +64,7 @@ struct SealedFileOpener {
             case let .success(record): opened = record
             case let .failure(reason): return .failure(reason)
             }
+            lastEpoch = parts.epoch
         }
         var next = chain
         next.extend(with: parts.unsigned)
