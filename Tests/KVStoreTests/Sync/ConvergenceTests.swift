@@ -58,12 +58,22 @@ struct ConvergenceTests {
     /// The moments that went wrong before, or could, are among CI's schedules: a compaction a write queued
     /// and the seed ran later, a process killed with one queued, a restart while one waits (it runs as the
     /// store closes), a sealed store's marks signed as background work, and a clock jump with a compaction waiting.
-    @Test("the schedules reach the dangerous moments: background work waiting across kills, restarts, clock jumps and sealed marks")
+    @Test("the schedules reach the dangerous moments: background work waiting across kills, restarts, clock jumps and sealed marks; a snapshot delivered before and after the segment it replaces")
     func schedulesReachTheDangerousMoments() throws {
         var reached: Set<String> = []
         for index in 0..<40 {
             let lines = try Self.schedule(seed: Self.seedBase + UInt64(index))
+            var snapshotsFirst: Set<String> = [], removalsFirst: Set<String> = []  // device and replica
             for line in lines {
+                if let delivery = Self.delivery(line) {
+                    if delivery.file.hasPrefix("snapshot-") && !delivery.removed {
+                        if removalsFirst.contains(delivery.place) { reached.insert("a snapshot delivered after the segment it replaces went") }
+                        snapshotsFirst.insert(delivery.place)
+                    } else if delivery.file.hasPrefix("journal-") && delivery.removed {
+                        if snapshotsFirst.contains(delivery.place) { reached.insert("a snapshot delivered before the segment it replaces went") }
+                        removalsFirst.insert(delivery.place)
+                    }
+                }
                 if line.hasPrefix("seed "), line.contains(", sealed") { reached.insert("sealed") }
                 if line.hasSuffix(" signing runs") { reached.insert("a mark signed in the background") }
                 if line.hasSuffix(" compaction runs") { reached.insert("a compaction run by the seed") }
@@ -73,8 +83,17 @@ struct ConvergenceTests {
             }
         }
         let expected: Set = ["sealed", "a mark signed in the background", "a compaction run by the seed", "a kill with a compaction queued",
-                             "a restart with a compaction queued", "a clock jump with a compaction queued"]
+                             "a restart with a compaction queued", "a clock jump with a compaction queued",
+                             "a snapshot delivered before the segment it replaces went", "a snapshot delivered after the segment it replaces went"]
         #expect(reached == expected, "not reached: \(expected.subtracting(reached).sorted())")
+    }
+
+    /// A synchronizer's delivery in a trace (`dev1's snapshot-….snap reaches replica 2: whole`): the file,
+    /// the device and replica (`dev1 2`), and whether it was a removal.
+    private static func delivery(_ line: String) -> (file: String, place: String, removed: Bool)? {
+        guard let apostrophe = line.range(of: "'s "), let reaches = line.range(of: " reaches replica ") else { return nil }
+        let replica = line[reaches.upperBound...].prefix { $0 != ":" }
+        return (String(line[apostrophe.upperBound..<reaches.lowerBound]), line[..<apostrophe.lowerBound] + " " + replica, line.hasSuffix(": removed"))
     }
 
     /// A seed whose schedule has several devices on replicas, which the synchronizer delivers to piece by piece.
