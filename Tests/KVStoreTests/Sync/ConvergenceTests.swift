@@ -14,7 +14,9 @@ import Testing
 struct ConvergenceTests {
     static let batches = 20
     static var schedules: Int { ProcessInfo.processInfo.environment["KVFS_SCHEDULES"].flatMap(Int.init) ?? 1000 }
-    static var seedBase: UInt64 { ProcessInfo.processInfo.environment["KVFS_SEED_BASE"].flatMap(UInt64.init) ?? 0x6B76_6673_0000 }
+    /// The first of CI's seeds.
+    static let ciSeedBase: UInt64 = 0x6B76_6673_0000
+    static var seedBase: UInt64 { ProcessInfo.processInfo.environment["KVFS_SEED_BASE"].flatMap(UInt64.init) ?? ciSeedBase }
 
     @Test("random schedules converge to the reference model", arguments: 0..<batches)
     func schedules(batch: Int) throws {
@@ -59,10 +61,10 @@ struct ConvergenceTests {
     /// and the seed ran later, a process killed with one queued, a restart while one waits (it runs as the
     /// store closes), a sealed store's marks signed as background work, and a clock jump with a compaction waiting.
     @Test("the schedules reach the dangerous moments: background work waiting across kills, restarts, clock jumps and sealed marks; a snapshot delivered before and after the segment it replaces")
-    func schedulesReachTheDangerousMoments() throws {
+    func dangerousMomentsAreReached() throws {
         var reached: Set<String> = []
         for index in 0..<40 {
-            let lines = try Self.schedule(seed: Self.seedBase + UInt64(index))
+            let lines = try Self.schedule(seed: Self.ciSeedBase + UInt64(index))
             var snapshotsFirst: Set<String> = [], removalsFirst: Set<String> = []  // device and replica
             for line in lines {
                 if let delivery = Self.delivery(line) {
