@@ -101,12 +101,15 @@ note() { echo "$steps $1 $2 $3" >>"$writes"; [[ $2 == ack ]] && acknowledged=$((
 
 value_for() { printf '%s:%s' "$steps" "$(head -c $((RANDOM % 6000)) /dev/zero | tr '\0' x)"; }
 
+# Whether $2 is device $1's mount daemon: a pid a lock file names may be gone and taken by another process.
+is_daemon() { [[ -r /proc/$2/cmdline && $(tr '\0' ' ' <"/proc/$2/cmdline") == *"kvfs mount"*"$(mount_point "$1")"* ]]; }
+
 # A kill -9 of device $1's daemon $2 ms from now (in the background: it may land in the middle of the next step).
 kill_daemon_soon() {
-    local pid; pid=$(daemon_pid "$1")
-    [[ -n $pid ]] || return 0
+    local device=$1 pid; pid=$(daemon_pid "$1")
+    [[ -n $pid ]] && is_daemon "$device" "$pid" || return 0
     kills=$((kills + 1))
-    (sleep "0.0$2"; kill -9 "$pid" 2>/dev/null) &
+    (sleep "0.0$2"; is_daemon "$device" "$pid" && kill -9 "$pid" 2>/dev/null) &
 }
 
 step() {
