@@ -82,10 +82,11 @@ struct ConvergenceTests {
                 if line.contains("is killed with") && line.contains("compaction") { reached.insert("a kill with a compaction queued") }
                 if line.contains(" restarts with its compaction queued") { reached.insert("a restart with a compaction queued") }
                 if line.hasPrefix("time jumps with a compaction queued") { reached.insert("a clock jump with a compaction queued") }
+                if line.hasPrefix("the store is sealed") { reached.insert("a conversion to sealed") }
             }
         }
         let expected: Set = ["sealed", "a mark signed in the background", "a compaction run by the seed", "a kill with a compaction queued",
-                             "a restart with a compaction queued", "a clock jump with a compaction queued",
+                             "a restart with a compaction queued", "a clock jump with a compaction queued", "a conversion to sealed",
                              "a snapshot delivered before the segment it replaces went", "a snapshot delivered after the segment it replaces went"]
         #expect(reached == expected, "not reached: \(expected.subtracting(reached).sorted())")
     }
@@ -135,6 +136,7 @@ struct ConvergenceTests {
                       expected:      \(Self.describe(expected))
                       got:           \(Self.describe(store))
                       after restart: \(Self.describe(afterRestart[name] ?? [:]))
+                      its warnings:  \(simulated.warnings(of: name).joined(separator: "\n                     "))
                       \(simulated.model.count) records written; \(steps.count == simulated.trace.count ? "the" : "last") steps:
                       \(steps.joined(separator: "\n      "))
                     """)

@@ -28,9 +28,10 @@ final class SimulatedCluster {
     private let synchronizer: SimulatedSynchronizer?
     /// Whether this schedule writes values big enough to pass the byte quota together.
     private let bigWrites: Bool
-    /// Whether the store is sealed (``TestSealing``'s keys): records are read once their mark is signed, a
-    /// piece of background work; and no folder vanishes, which a sealed store refuses as a rollback.
-    private let sealed: Bool
+    /// Whether the store is sealed (``TestSealing``'s keys), from the start or by a conversion on the way:
+    /// records are read once their mark is signed, a piece of background work; and no folder vanishes,
+    /// which a sealed store refuses as a rollback.
+    private var sealed: Bool
     private static let keys: [StoreKey] = ["a", "b", "c", "d", "e", "ключ"]
     private static let bigValues = [300_000, 420_000, 560_000].map { PropertyListValue.data(Data(repeating: 7, count: $0)) }
 
@@ -97,7 +98,7 @@ final class SimulatedCluster {
         for _ in 0..<steps {
             let device = random.pick(active)
             time.advance(by: UInt64.random(in: 0...40, using: &random))
-            switch random.next() % 110 {
+            switch random.next() % 111 {
             case 0..<50: write(on: device)
             case 50..<62: refresh(device)
             case 62..<85: deliver(orRefresh: device)
@@ -110,6 +111,7 @@ final class SimulatedCluster {
             case 97 where !sealed: vanish(device)
             case 98: togglePartition(device)
             case 99: step("time jumps\(scheduler.waiting.contains { $0.hasSuffix(" compaction") } ? " with a compaction queued" : "")") { time.advance(by: UInt64.random(in: 1...600_000, using: &random)) }
+            case 110: convertToSealed()
             default: runBackgroundWork()
             }
         }
@@ -139,6 +141,11 @@ final class SimulatedCluster {
         for device in devices { device.stop() }
         for device in active { try device.start() }
         return Dictionary(uniqueKeysWithValues: active.map { ($0.name, $0.store?.values ?? [:]) })
+    }
+
+    /// What device `name`'s store says is wrong (its status's warnings), for a failure's report.
+    func warnings(of name: String) -> [String] {
+        devices.first { $0.name == name }?.store?.status().warnings.map { "\($0.kind): \($0.message)" } ?? []
     }
 
     /// The devices not retired.
@@ -177,6 +184,21 @@ final class SimulatedCluster {
         default:
             let value = PropertyListValue.string("s\(random.next() % 1000)")
             step("\(device.name) sets \(key) = \(value)") { try store.set(value, forKey: key) }
+        }
+    }
+
+    /// A plain store is sealed (`kvfs seal`, and every device joined): each running device converts as it
+    /// opens again, its plain records sealed by a compaction, a compaction queued before running as it closes.
+    private func convertToSealed() {
+        guard !sealed else { return }
+        let queued = scheduler.waiting.contains { $0.hasSuffix(" compaction") } ? " with a compaction queued" : ""
+        step("the store is sealed\(queued): every running device opens again and converts") {
+            for path in Set(devices.map(\.syncDirectory.path)) { TestSealing.seal(path) }
+            sealed = true
+            for device in active where device.isRunning {
+                device.stop()
+                try device.start()
+            }
         }
     }
 
@@ -224,15 +246,16 @@ final class SimulatedCluster {
 
     /// `device` retires another one, which has stopped for good, once that
     /// one's folder has fully arrived on its replica (as `kvfs retire` asks).
+    /// One `kvfs retire` refuses (it looks alive) stays a device, which comes back.
     private func retireAnother(from device: SimulatedDevice) {
         guard let store = device.store, active.count > 2,
               let other = active.filter({ $0 !== device && $0.id != nil }).randomElement(using: &random), let id = other.id
         else { return }
         step("\(device.name) retires \(other.name)") {
             other.stop()
-            other.isRetired = true
             synchronizer?.deliverAll(of: id)
             _ = try store.retire(id)
+            other.isRetired = true  // once retired: a refused retirement leaves it a device, stopped, that comes back
             if let index = devices.firstIndex(where: { $0 === device }) { synchronizer?.carryFolder(of: id, from: index) }
         }
     }
