@@ -304,10 +304,18 @@ final class HistorySchedule {
                 if winners[key].map({ $0 < record.stamp }) ?? true { winners[key] = record.stamp }
             }
         }
+        // Whether `version` is the key's current one as the model has it. A removal is current, too, where a later
+        // removal of its key, the winner, was collected (TombstoneCollection) and left out by the retention: the key is
+        // removed either way, and each folder's compaction, at its own time with its own floor, may keep an older one.
+        func isCurrent(_ version: Listed, of key: StoreKey, in versions: [Listed]) -> Bool {
+            guard let winner = winners[key] else { return false }
+            if winner == version.stamp { return true }
+            return version.isRemoval && winner > version.stamp && written[winner]?[key] == .some(nil) && !versions.contains { $0.stamp == winner }
+        }
         for (key, versions) in history {
             for version in versions {
                 guard let value = written[version.stamp]?[key] else { return "\(key): \(version) was never written" }
-                if version.isRemoval != (value == nil) || version.value != value || version.isCurrent != (winners[key] == version.stamp) {
+                if version.isRemoval != (value == nil) || version.value != value || version.isCurrent != isCurrent(version, of: key, in: versions) {
                     return "\(key): \(version) is not as written (\(value.map { "\($0)".prefix(40) } ?? "removed"))"
                 }
             }
