@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import KVBucket
+import KVStore
+
+/// `kvfs sync [--once]`: carries the sync root to and from every added bucket.
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Carry the sync root to and from the added buckets, until stopped (or one round with --once).",
+        discussion: """
+            A round uploads what changed in this machine's device folders (one object for each file's new bytes, \
+            then this machine's head) and reads each other machine's head, downloading what it lacks. An idle \
+            round makes one GET per other machine, and no PUT or LIST. Between rounds it waits --fastest seconds, \
+            twice as long after each idle round up to --slowest, and --fastest again once anything changed. A \
+            failed round is said once on standard error and tried again at the next.
+            """)
+    @Flag(help: "Do one round and exit: status 0 when it succeeded with every bucket.") var once = false
+    @Option(help: "Seconds between rounds while something changes.") var fastest: Double = 2
+    @Option(help: "Seconds between rounds after a long idle time.") var slowest: Double = 60
+
+    func validate() throws {
+        guard fastest > 0, slowest >= fastest else { throw CommandError.usage("give 0 < --fastest <= --slowest") }
+    }
+
+    func run() throws {
+        let buckets = try BucketList().load()
+        guard !buckets.isEmpty else { throw BucketError.configuration("no bucket is added: kvfs bucket add s3://BUCKET[/PREFIX] first") }
+        let syncs = try buckets.map { try BucketSync(client: try $0.client(), location: $0.location) }
+        if once {
+            for sync in syncs { try sync.round() }
+            return
+        }
+        var interval = fastest
+        var lastErrors: [String?] = Array(repeating: nil, count: syncs.count)
+        while true {
+            var changed = false
+            for (index, sync) in syncs.enumerated() {
+                do {
+                    let round = try sync.round()
+                    changed = changed || round.uploaded || round.downloaded
+                    lastErrors[index] = nil
+                } catch {
+                    if lastErrors[index] != error.description {
+                        FileHandle.standardError.write(Data("kvfs sync: \(buckets[index].location): \(error.description)\n".utf8))
+                    }
+                    lastErrors[index] = error.description
+                }
+            }
+            interval = changed ? fastest : min(interval * 2, slowest)
+            Thread.sleep(forTimeInterval: interval)
+        }
+    }
+}
