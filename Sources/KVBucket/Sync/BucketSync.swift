@@ -53,7 +53,8 @@ public final class BucketSync {
     /// One round: upload, then download. A failure is kept as the ledger's last error and thrown.
     @discardableResult
     public func round() throws(BucketError) -> Round {
-        do {
+        do throws(BucketError) {
+            guard !ledger.isClone else { throw BucketError.clone(machine: ledger.machine) }
             let uploaded = try upload()
             let downloaded = try download()
             ledger.lastError = nil
@@ -96,6 +97,7 @@ public final class BucketSync {
         let there: S3Client.Object
         do { there = try client.get(key) } catch { throw .request("reading this machine's head after a 412", error) }
         guard let pending = ledger.pending, SignatureV4.sha256Hex(there.body) == pending.hash else {
+            ledger.isClone = true
             throw .clone(machine: ledger.machine)
         }
         return there.etag

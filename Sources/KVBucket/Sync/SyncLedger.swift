@@ -37,6 +37,8 @@ struct SyncLedger: Codable, Equatable {
     /// The ETag of this machine's head as it last wrote it (nil before the first write).
     var headETag: String?
     var pending: PendingHead?
+    /// Whether another machine was found writing this one's head: then no round runs until the ledger goes.
+    var isClone = false
     /// This machine's files as uploaded, by path in the sync root.
     var uploads: [String: Upload] = [:]
     /// Each peer, by machine id.

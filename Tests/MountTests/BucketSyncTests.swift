@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// Issue 40 items 2 and 3: a bucket carries the sync root between two
+/// machines that are never on together, each with its own state and its own
+/// sync root (a `HOME` and `XDG_*` of its own), through moto's S3 emulator on
+/// 127.0.0.1 and real mounts.
+@Suite("A bucket carries the stores between machines never on together",
+       .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"),
+       .enabled(if: MotoServer.program != nil, "moto_server is not installed (mount-scripts/install-deps.sh installs it)"))
+struct BucketSyncTests {
+    /// `laptop` and `desktop`: commands run as one machine or the other, and the bucket's settings for both.
+    static func machines(_ moto: MotoServer) -> String {
+        """
+        export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_ENDPOINT_URL=\(moto.endpoint)
+        laptop() { env HOME=$T/laptop XDG_DATA_HOME=$T/laptop/data XDG_STATE_HOME=$T/laptop/state XDG_CONFIG_HOME=$T/laptop/config "$@"; }
+        desktop() { env HOME=$T/desktop XDG_DATA_HOME=$T/desktop/data XDG_STATE_HOME=$T/desktop/state XDG_CONFIG_HOME=$T/desktop/config "$@"; }
+        mkdir -p $T/laptop $T/desktop $T/ml $T/md
+
+        """
+    }
+
+    @Test("laptop writes and syncs, powers off; desktop syncs, mounts, has every value, removal and version; desktop writes, laptop catches up")
+    func storeAndForward() throws {
+        try withSandbox { sandbox in
+            let moto = try MotoServer(logIn: sandbox.path)
+            defer { moto.stop() }
+            try moto.createBucket("kvfs-test")
+            let output = try sandbox.ok(Self.machines(moto) + """
+                laptop kvfs bucket add s3://kvfs-test/root
+                laptop kvfs mount $T/ml --device-name laptop
+                echo one > $T/ml/one; echo two > $T/ml/two; echo gone > $T/ml/gone; rm $T/ml/gone; echo one-again > $T/ml/one
+                laptop kvfs set --store com.example.notes note hello
+                laptop kvfs unmount $T/ml
+                laptop kvfs sync --once
+                echo -- desktop
+                desktop kvfs bucket add s3://kvfs-test/root
+                desktop kvfs sync --once
+                desktop kvfs mount $T/md --device-name desktop
+                ls $T/md; cat $T/md/one $T/md/two
+                desktop kvfs history one --json | jq -c '[.[] | [.kind, .value, .device]]'
+                desktop kvfs history gone --json | jq -c '[.[] | .kind]'
+                desktop kvfs get --store com.example.notes note
+                echo three > $T/md/three; rm $T/md/two
+                desktop kvfs unmount $T/md
+                desktop kvfs sync --once
+                echo -- laptop
+                laptop kvfs sync --once
+                laptop kvfs ls
+                laptop kvfs get three
+                laptop kvfs devices --json | jq -r '.[].name' | sort
+                """, timeout: 180)
+            #expect(output == """
+                added s3://kvfs-test/root: it honours conditional writes; `kvfs sync` carries the sync root through it
+                -- desktop
+                added s3://kvfs-test/root: it honours conditional writes; `kvfs sync` carries the sync root through it
+                one
+                two
+                one-again
+                two
+                [["value","one","laptop"],["value","one-again","laptop"]]
+                ["value","removal"]
+                hello
+                -- laptop
+                one
+                three
+                three
+                desktop
+                laptop
+
+                """)
+        }
+    }
+
+    @Test("a copy of a machine's state (a copied home, a restored VM) is caught at its first head write after the copy: 412, reported, nothing overwritten")
+    func clone() throws {
+        try withSandbox { sandbox in
+            let moto = try MotoServer(logIn: sandbox.path)
+            defer { moto.stop() }
+            try moto.createBucket("kvfs-test")
+            let output = try sandbox.ok(Self.machines(moto) + """
+                laptop kvfs bucket add s3://kvfs-test/root > /dev/null
+                laptop kvfs set k 1; laptop kvfs sync --once
+                cp -a $T/laptop $T/copy
+                copy() { env HOME=$T/copy XDG_DATA_HOME=$T/copy/data XDG_STATE_HOME=$T/copy/state XDG_CONFIG_HOME=$T/copy/config "$@"; }
+                laptop kvfs set k 2; laptop kvfs sync --once
+                copy kvfs set from-copy x
+                copy kvfs sync --once 2>&1; echo "status $?"
+                copy kvfs sync --once 2>/dev/null; echo "again $?"
+                desktop kvfs bucket add s3://kvfs-test/root > /dev/null
+                desktop kvfs sync --once
+                desktop kvfs ls; desktop kvfs get k
+                """, timeout: 120)
+            let machine = try Self.machine(of: sandbox.path + "/laptop")
+            #expect(output == """
+                Error: this machine's bucket head (\(machine)) was written by another machine with a copy of this state directory: nothing was overwritten; remove $XDG_STATE_HOME/kvfs/buckets/ on the copy to make it a machine of its own
+                status 1
+                again 1
+                k
+                2
+
+                """)
+        }
+    }
+
+    /// The machine id a machine's home keeps in its bucket ledger.
+    static func machine(of home: String) throws -> String {
+        let buckets = home + "/state/kvfs/buckets"
+        let folder = try #require(try FileManager.default.contentsOfDirectory(atPath: buckets).first)
+        let ledger = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(buckets)/\(folder)/ledger.json")))
+        return try #require((ledger as? [String: Any])?["machine"] as? String)
+    }
+}
