@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "MountTests", dependencies: ["KVStore", "TestSupport"]),
         // KVBucket's signer against AWS's SigV4 vectors, and the S3 contract kvfs relies on, against moto's server
         // (or a real provider: docs/buckets.md § Checking a provider).
-        .testTarget(name: "BucketTests", dependencies: ["KVBucket", "TestSupport"]),
+        .testTarget(name: "BucketTests", dependencies: ["KVBucket", "KVStore", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "TestSupport"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit", "TestSupport"]),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),

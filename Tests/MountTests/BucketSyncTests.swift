@@ -9,24 +9,29 @@ import Testing
        .enabled(if: MountEnvironment.canMount, "FUSE cannot be mounted here"),
        .enabled(if: MotoServer.program != nil, "moto_server is not installed (mount-scripts/install-deps.sh installs it)"))
 struct BucketSyncTests {
-    /// `laptop` and `desktop`: commands run as one machine or the other, and the bucket's settings for both.
-    static func machines(_ moto: MotoServer) -> String {
-        """
-        export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_ENDPOINT_URL=\(moto.endpoint)
-        laptop() { env HOME=$T/laptop XDG_DATA_HOME=$T/laptop/data XDG_STATE_HOME=$T/laptop/state XDG_CONFIG_HOME=$T/laptop/config "$@"; }
-        desktop() { env HOME=$T/desktop XDG_DATA_HOME=$T/desktop/data XDG_STATE_HOME=$T/desktop/state XDG_CONFIG_HOME=$T/desktop/config "$@"; }
-        mkdir -p $T/laptop $T/desktop $T/ml $T/md
-
-        """
-    }
-
-    @Test("laptop writes and syncs, powers off; desktop syncs, mounts, has every value, removal and version; desktop writes, laptop catches up")
-    func storeAndForward() throws {
+    /// Runs `body` in a sandbox with moto's emulator holding the bucket `kvfs-test`, stopped afterwards whatever
+    /// happens, and a prelude for its scripts: the shell functions `laptop` and `desktop`: run a command as one machine
+    /// or the other (a `HOME` and `XDG_*` of its own under `$T/laptop` or `$T/desktop`), with the emulator's
+    /// endpoint and test credentials in the environment.
+    func withMachines(_ body: (_ sandbox: Sandbox, _ prelude: String) throws -> Void) throws {
         try withSandbox { sandbox in
             let moto = try MotoServer(logIn: sandbox.path)
             defer { moto.stop() }
             try moto.createBucket("kvfs-test")
-            let output = try sandbox.ok(Self.machines(moto) + """
+            try body(sandbox, """
+                export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_ENDPOINT_URL=\(moto.endpoint)
+                laptop() { env HOME=$T/laptop XDG_DATA_HOME=$T/laptop/data XDG_STATE_HOME=$T/laptop/state XDG_CONFIG_HOME=$T/laptop/config "$@"; }
+                desktop() { env HOME=$T/desktop XDG_DATA_HOME=$T/desktop/data XDG_STATE_HOME=$T/desktop/state XDG_CONFIG_HOME=$T/desktop/config "$@"; }
+                mkdir -p $T/laptop $T/desktop $T/ml $T/md
+
+                """)
+        }
+    }
+
+    @Test("laptop writes and syncs, powers off; desktop syncs, mounts, has every value, removal and version; desktop writes, laptop catches up")
+    func storeAndForward() throws {
+        try withMachines { sandbox, prelude in
+            let output = try sandbox.ok(prelude + """
                 laptop kvfs bucket add s3://kvfs-test/root
                 laptop kvfs mount $T/ml --device-name laptop
                 echo one > $T/ml/one; echo two > $T/ml/two; echo gone > $T/ml/gone; rm $T/ml/gone; echo one-again > $T/ml/one
@@ -74,11 +79,8 @@ struct BucketSyncTests {
 
     @Test("a copy of a machine's state (a copied home, a restored VM) is caught at its first head write after the copy: 412, reported, nothing overwritten")
     func clone() throws {
-        try withSandbox { sandbox in
-            let moto = try MotoServer(logIn: sandbox.path)
-            defer { moto.stop() }
-            try moto.createBucket("kvfs-test")
-            let output = try sandbox.ok(Self.machines(moto) + """
+        try withMachines { sandbox, prelude in
+            let output = try sandbox.ok(prelude + """
                 laptop kvfs bucket add s3://kvfs-test/root > /dev/null
                 laptop kvfs set k 1; laptop kvfs sync --once
                 cp -a $T/laptop $T/copy

@@ -32,12 +32,13 @@ public final class BucketSync {
     private var started = false
 
     /// The synchronizer of the sync root `root` with the bucket `client` reaches at `location`, keeping what it
-    /// knows in `ledgerURL` (by default under `$XDG_STATE_HOME/kvfs/buckets/`).
-    public init(client: S3Client, location: BucketLocation, root: StoreRoot = .default,
-                ledgerURL: URL? = nil) throws(BucketError) {
+    /// knows in `ledgerURL` (by default under `$XDG_STATE_HOME/kvfs/buckets/`); this machine's device of each store
+    /// is the one whose id is in `stateDirectory(store folder)` (by default the store's default state directory).
+    public init(client: S3Client, location: BucketLocation, root: StoreRoot = .default, ledgerURL: URL? = nil,
+                stateDirectory: @escaping @Sendable (URL) -> URL = { DeviceStore.defaultStateDirectory(for: $0) }) throws(BucketError) {
         self.client = client
         self.location = location
-        self.root = SyncRoot(root: root)
+        self.root = SyncRoot(root: root, stateDirectory: stateDirectory)
         self.ledgerURL = ledgerURL ?? SyncLedger.url(for: location)
         ledger = try SyncLedger.load(self.ledgerURL)
     }

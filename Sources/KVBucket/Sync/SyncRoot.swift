@@ -7,6 +7,8 @@ import KVStore
 struct SyncRoot {
     /// The root, `$XDG_DATA_HOME/kvfs/` by default.
     let root: StoreRoot
+    /// The state directory of a store's folder on this machine: where its device id is.
+    let stateDirectory: @Sendable (URL) -> URL
 
     /// How a file changes: a journal segment grows by appends; every other file is replaced whole.
     enum Growth { case appended, replaced }
@@ -14,11 +16,11 @@ struct SyncRoot {
     /// The names of a device folder's files that are the store's (docs/format.md § Foreign files).
     static let deviceFiles: Set<String> = ["writer.json", "device.json", "progress.json", "waiting.json", "adopted.json", "retention.json"]
 
-    /// This machine's device of each store in the root (the id in the store's default state directory), by store.
+    /// This machine's device of each store in the root (the id in the store's state directory), by store.
     func ownDevices() -> [StoreIdentifier: DeviceID] {
         var devices: [StoreIdentifier: DeviceID] = [:]
         for store in root.stores() {
-            let state = DeviceStore.defaultStateDirectory(for: root.folder(of: store))
+            let state = stateDirectory(root.folder(of: store))
             guard let text = try? String(contentsOf: state.appendingPathComponent("device-id"), encoding: .utf8),
                   let id = DeviceID(hex: text.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
             devices[store] = id
