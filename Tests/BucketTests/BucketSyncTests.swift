@@ -37,7 +37,7 @@ struct BucketSyncLibraryTests {
             try laptop.append("second")
             let upload = try requests(bucket) { try laptop.sync.round() }
             // Desktop joined after laptop's synchronizer listed the heads: laptop reads its head from the next listing on
-            // (at its next start, or an hour later: BucketSync.listingInterval).
+            // (at its next start, or a day later: BucketSync.listingInterval).
             #expect(upload.count == 2 && upload[0].hasPrefix("PUT objects/\(laptop.sync.machine)/") && upload[1] == "PUT heads/\(laptop.sync.machine)")
             let download = try requests(bucket) { try desktop.sync.round() }
             #expect(download.count == 2 && download[0] == "GET heads/\(laptop.sync.machine)" && download[1].hasPrefix("GET objects/\(laptop.sync.machine)/"))

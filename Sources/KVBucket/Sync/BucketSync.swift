@@ -11,10 +11,11 @@ import KVStore
 /// - `objects/<machine>/<sha-256>`: the bytes, each written once, create-only.
 ///
 /// Peers are found by listing `heads/` once when the synchronizer starts and
-/// then once an hour; between listings a round reads only the heads it knows.
+/// then once a day; between listings a round reads only the heads it knows,
+/// so an idle hour makes no LIST (docs/buckets.md § What it costs).
 public final class BucketSync {
-    /// How often the heads are listed again to find machines that joined.
-    public static let listingInterval: TimeInterval = 3600
+    /// How often a running synchronizer lists the heads again to find machines that joined.
+    public static let listingInterval: TimeInterval = 24 * 3600
 
     /// What one round did.
     public struct Round: Sendable, Equatable {
