@@ -42,10 +42,12 @@ struct BucketSyncLibraryTests {
             let download = try requests(bucket) { try desktop.sync.round() }
             #expect(download.count == 2 && download[0] == "GET heads/\(laptop.sync.machine)" && download[1].hasPrefix("GET objects/\(laptop.sync.machine)/"))
             #expect(desktop.text(of: laptop.device) == "first record second")
+            let counted = bucket.client.counter.total
             let idle = try requests(bucket) {
                 for _ in 0..<5 { try desktop.sync.round() }
             }
             #expect(idle == Array(repeating: "GET heads/\(laptop.sync.machine)", count: 5), "an idle round: no PUT, no LIST, one GET a peer")
+            #expect(bucket.client.counter.total.merging(counted) { $0 - $1 }.filter { $0.value != 0 } == ["GET": 5], "the client counts as moto does")
         }
     }
 

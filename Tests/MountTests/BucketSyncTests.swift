@@ -89,6 +89,8 @@ struct BucketSyncTests {
                 copy kvfs set from-copy x
                 copy kvfs sync --once 2>&1; echo "status $?"
                 copy kvfs sync --once 2>/dev/null; echo "again $?"
+                copy kvfs status | grep -c '^bucket: *s3://kvfs-test/root: .* requests this hour, last error: this machine.s bucket head'
+                laptop kvfs status | grep '^bucket' | sed -E 's/(upload|download) [0-9][^,]*/\\1 DATE/g; s/, [1-9][0-9]* requests/, N requests/'
                 desktop kvfs bucket add s3://kvfs-test/root > /dev/null
                 desktop kvfs sync --once
                 desktop kvfs ls; desktop kvfs get k
@@ -98,6 +100,8 @@ struct BucketSyncTests {
                 Error: this machine's bucket head (\(machine)) was written by another machine with a copy of this state directory: nothing was overwritten; remove $XDG_STATE_HOME/kvfs/buckets/ on the copy to make it a machine of its own
                 status 1
                 again 1
+                1
+                bucket:     s3://kvfs-test/root: last upload DATE, last download never, N requests this hour, last error: none
                 k
                 2
 

@@ -21,11 +21,10 @@ public struct BucketSettings: Sendable, Codable, Equatable {
     }
 
     /// A client of the bucket, with credentials, region and endpoint from the AWS chain under these settings.
-    public func client(environment: [String: String] = ProcessInfo.processInfo.environment,
-                       counter: RequestCounter = RequestCounter()) throws(BucketError) -> S3Client {
+    public func client(environment: [String: String] = ProcessInfo.processInfo.environment) throws(BucketError) -> S3Client {
         let aws = try AWSEnvironment(profile: profile, region: region, endpoint: endpoint, environment: environment)
         guard let credentials = aws.credentials else { throw .noCredentials(profile: aws.profile) }
-        return S3Client(endpoint: aws.endpoint, bucket: location.bucket, region: aws.region, credentials: credentials, counter: counter)
+        return S3Client(endpoint: aws.endpoint, bucket: location.bucket, region: aws.region, credentials: credentials)
     }
 }
 

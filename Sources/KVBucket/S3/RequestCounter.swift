@@ -1,30 +1,21 @@
-import Foundation
 import Synchronization
 
-/// How many requests a client made, by method, since it started and in the
-/// current clock hour: what `kvfs status` shows, and what tells an idle hour's
-/// cost (docs/buckets.md § What it costs).
+/// How many requests a client made, by kind: what a round adds to the
+/// requests of the hour that `kvfs status` shows, and what the tests count.
 public final class RequestCounter: Sendable {
-    private let counts = Mutex<(total: [String: Int], hour: Int, thisHour: Int)>(([:], 0, 0))
+    private let counts = Mutex<[String: Int]>([:])
 
     /// A counter at zero.
     public init() {}
 
     /// Counts one request of `kind`: its method, or `LIST` for a listing (priced apart from a GET).
     func count(_ kind: String) {
-        let hour = Int(Date().timeIntervalSince1970 / 3600)
-        counts.withLock { counts in
-            counts.total[kind, default: 0] += 1
-            if counts.hour != hour { counts = (counts.total, hour, 0) }
-            counts.thisHour += 1
-        }
+        counts.withLock { $0[kind, default: 0] += 1 }
     }
 
     /// The requests made so far, by kind (`GET`, `LIST`, `PUT`, `HEAD`, `POST`, `DELETE`).
-    public var total: [String: Int] { counts.withLock { $0.total } }
+    public var total: [String: Int] { counts.withLock { $0 } }
 
-    /// The requests made in the current clock hour.
-    public var thisHour: Int {
-        counts.withLock { $0.hour == Int(Date().timeIntervalSince1970 / 3600) ? $0.thisHour : 0 }
-    }
+    /// The requests made so far, of every kind.
+    public var sum: Int { counts.withLock { $0.values.reduce(0, +) } }
 }

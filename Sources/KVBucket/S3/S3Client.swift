@@ -15,17 +15,16 @@ public final class S3Client: Sendable {
     public let bucket: String
     private let signer: SignatureV4
     private let exchange: HTTPExchange
-    private let counter: RequestCounter
+    /// The requests this client made.
+    public let counter = RequestCounter()
 
     /// A client of `bucket` at `endpoint`, signing for `region` with `credentials`; a request without progress for
-    /// `timeout` seconds fails as ``S3Error/network(_:)``. Each request is counted in `counter`.
-    public init(endpoint: URL, bucket: String, region: String, credentials: Credentials, timeout: TimeInterval = 30,
-                counter: RequestCounter = RequestCounter()) {
+    /// `timeout` seconds fails as ``S3Error/network(_:)``.
+    public init(endpoint: URL, bucket: String, region: String, credentials: Credentials, timeout: TimeInterval = 30) {
         self.endpoint = endpoint
         self.bucket = bucket
         signer = SignatureV4(credentials: credentials, region: region)
         exchange = HTTPExchange(timeout: timeout)
-        self.counter = counter
     }
 
     /// What `PutObject` requires of the object already there.

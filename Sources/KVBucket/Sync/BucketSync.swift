@@ -30,6 +30,8 @@ public final class BucketSync {
     private let root: SyncRoot
     private let ledgerURL: URL
     private var ledger: SyncLedger
+    /// The client's requests already added to the ledger's hour.
+    private var counted = 0
     private var started = false
 
     /// The synchronizer of the sync root `root` with the bucket `client` reaches at `location`, keeping what it
@@ -60,13 +62,22 @@ public final class BucketSync {
             let uploaded = try upload()
             let downloaded = try download()
             ledger.lastError = nil
+            countRequests()
             try ledger.save(ledgerURL)
             return Round(uploaded: uploaded, downloaded: downloaded)
         } catch {
             ledger.lastError = error.description
+            countRequests()
             try? ledger.save(ledgerURL)
             throw error
         }
+    }
+
+    /// Adds the requests made since the last count to the ledger's hour.
+    private func countRequests() {
+        let sum = client.counter.sum
+        ledger.add(requests: sum - counted, at: Date())
+        counted = sum
     }
 
     /// Uploads this machine's changes and writes its head; true when it did.

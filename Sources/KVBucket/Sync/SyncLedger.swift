@@ -48,6 +48,19 @@ struct SyncLedger: Codable, Equatable {
     var lastUpload: Date?
     var lastDownload: Date?
     var lastError: String?
+    /// The clock hour (hours since 1970) that `requests` counts, and the requests this machine made in it.
+    var requestHour = 0
+    var requests = 0
+
+    /// Counts `count` more requests at `date`, starting over in a new clock hour.
+    mutating func add(requests count: Int, at date: Date) {
+        let hour = Int(date.timeIntervalSince1970 / 3600)
+        if hour != requestHour { (requestHour, requests) = (hour, 0) }
+        requests += count
+    }
+
+    /// The requests made in the clock hour of `date`.
+    func requests(inHourOf date: Date) -> Int { Int(date.timeIntervalSince1970 / 3600) == requestHour ? requests : 0 }
 
     /// The ledger of the bucket at `location` for this machine's state (`$XDG_STATE_HOME/kvfs/buckets/…`).
     static func url(for location: BucketLocation, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
