@@ -11,15 +11,15 @@ struct TestMachine {
     let device = DeviceID.random()
     let sync: BucketSync
 
-    /// The machine `name` in `folder`, syncing with `bucket`.
-    init(_ name: String, in folder: TemporaryFolder, bucket: TestBucket) throws {
+    /// The machine `name` in `folder`, syncing with `bucket` through `client` (by default the bucket's).
+    init(_ name: String, in folder: TemporaryFolder, bucket: TestBucket, client: S3Client? = nil) throws {
         home = folder.sub(name)
         let state = home.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         try Data((device.hex + "\n").utf8).write(to: state.appendingPathComponent("device-id"))
         try FileManager.default.createDirectory(at: home.appendingPathComponent("data/default/devices/\(device.hex)"), withIntermediateDirectories: true)
         try Data("8d1e2a3c-0000-4000-8000-000000000001\n".utf8).write(to: home.appendingPathComponent("data/default/store-id"))
-        sync = try BucketSync(client: bucket.client, location: bucket.location, root: StoreRoot(url: home.appendingPathComponent("data")),
+        sync = try BucketSync(client: client ?? bucket.client, location: bucket.location, root: StoreRoot(url: home.appendingPathComponent("data")),
                               ledgerURL: home.appendingPathComponent("ledger.json"), stateDirectory: { _ in state })
     }
 
