@@ -6,7 +6,7 @@ import KVStore
 /// each peer's head and brings this machine's copies of its files up to it.
 ///
 /// In the bucket, under the location's prefix:
-/// - `heads/<machine>`: each machine's ``Head``, written with `If-Match` on
+/// - `heads/<machine>`: each machine's head (a JSON list of its files and their objects), written with `If-Match` on
 ///   the ETag this machine last wrote (`If-None-Match: *` the first time);
 /// - `objects/<machine>/<sha-256>`: the bytes, each written once, create-only.
 ///
