@@ -11,8 +11,9 @@ struct SyncCommand: ParsableCommand {
             A round uploads what changed in this machine's device folders (one object for each file's new bytes, \
             then this machine's head) and reads each other machine's head, downloading what it lacks. An idle \
             round makes one GET per other machine, and no PUT or LIST. Between rounds it waits --fastest seconds, \
-            twice as long after each idle round up to --slowest, and --fastest again once anything changed. A \
-            failed round is said once on standard error and tried again at the next.
+            twice as long after each idle or failed round up to --slowest (each wait 10% longer or shorter at \
+            random), and --fastest again once anything changed. A failure is said once on standard error (again \
+            only when it changes or after a round succeeded) and tried again at the next round.
             """)
     @Flag(help: "Do one round and exit: status 0 when it succeeded with every bucket.") var once = false
     @Option(help: "Seconds between rounds while something changes.") var fastest: Double = 2
@@ -46,8 +47,9 @@ struct SyncCommand: ParsableCommand {
                     lastErrors[index] = error.description
                 }
             }
+            // A failed round backs off as an idle one does; the jitter keeps machines that failed together apart.
             interval = changed ? fastest : min(interval * 2, slowest)
-            Thread.sleep(forTimeInterval: interval)
+            Thread.sleep(forTimeInterval: interval * Double.random(in: 0.9...1.1))
         }
     }
 }

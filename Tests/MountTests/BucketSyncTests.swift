@@ -119,7 +119,7 @@ struct BucketSyncTests {
         return try #require((ledger as? [String: Any])?["machine"] as? String)
     }
 
-    @Test("kvfs bucket and kvfs sync: each failure one line with its status; the list in $XDG_CONFIG_HOME; no credential written anywhere")
+    @Test("kvfs bucket and kvfs sync: each failure one line with its status (kvfs sync says a failure once, however often it retries); the list in $XDG_CONFIG_HOME; no credential written anywhere")
     func commands() throws {
         try withMachines { sandbox, prelude in
             let output = try sandbox.ok(prelude + """
@@ -135,6 +135,10 @@ struct BucketSyncTests {
                 ls $T/laptop/config/kvfs
                 grep -rl -e kvfs-secret-value -e AKIAKVFSTEST $T/laptop | wc -l
                 laptop kvfs bucket rm s3://kvfs-test/root; laptop kvfs bucket ls
+                curl -s -X PUT $AWS_ENDPOINT_URL/kvfs-gone; desktop kvfs bucket add s3://kvfs-gone > /dev/null
+                curl -s -X DELETE $AWS_ENDPOINT_URL/kvfs-gone
+                desktop timeout 4 kvfs sync --fastest 0.1 --slowest 0.2 2> $T/sync.err; echo "status $?"
+                cat $T/sync.err
                 """, timeout: 120)
             #expect(output == """
                 Error: 'kvfs-test' is not an s3:// URL (give s3://BUCKET or s3://BUCKET/PREFIX)
@@ -155,6 +159,8 @@ struct BucketSyncTests {
                 buckets.json
                 0
                 BUCKET  ENDPOINT  REGION  PROFILE
+                status 124
+                kvfs sync: s3://kvfs-gone: listing the heads: 404 NoSuchBucket
 
                 """)
         }
