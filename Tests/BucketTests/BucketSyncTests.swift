@@ -109,10 +109,7 @@ struct BucketSyncLibraryTests {
             try laptop.sync.round()
             // As if the second round's head PUT had landed but its answer never came: the ledger is the first round's.
             try ledger.write(to: laptop.home.appendingPathComponent("ledger.json"))
-            let state = laptop.home.appendingPathComponent("state")
-            let again = try BucketSync(client: bucket.client, location: bucket.location, root: StoreRoot(url: laptop.home.appendingPathComponent("data")),
-                                       ledgerURL: laptop.home.appendingPathComponent("ledger.json"),
-                                       stateDirectory: { _ in state })
+            let again = try TestMachine(restarting: laptop, bucket: bucket).sync
             try again.round()
             try laptop.append(" three")
             try again.round()

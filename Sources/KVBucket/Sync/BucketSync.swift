@@ -32,15 +32,23 @@ public final class BucketSync {
     private var ledger: SyncLedger
     /// The client's requests already added to the ledger's hour.
     private var counted = 0
+    private let collector: Collector
     private var started = false
+
+    /// How long an object this machine's head stopped naming stays in the bucket by default, so that a reader
+    /// that read the head before it changed still finds every object that head named.
+    public static let collectionMargin: TimeInterval = 24 * 3600
 
     /// The synchronizer of the sync root `root` with the bucket `client` reaches at `location`, keeping what it
     /// knows in `ledgerURL` (by default under `$XDG_STATE_HOME/kvfs/buckets/`); this machine's device of each store
     /// is the one whose id is in `stateDirectory(store folder)` (by default the store's default state directory).
+    /// Objects its head no longer names are deleted `collectionMargin` seconds after.
     public init(client: S3Client, location: BucketLocation, root: StoreRoot = .default, ledgerURL: URL? = nil,
-                stateDirectory: @escaping @Sendable (URL) -> URL = { DeviceStore.defaultStateDirectory(for: $0) }) throws(BucketError) {
+                stateDirectory: @escaping @Sendable (URL) -> URL = { DeviceStore.defaultStateDirectory(for: $0) },
+                collectionMargin: TimeInterval = BucketSync.collectionMargin) throws(BucketError) {
         self.client = client
         self.location = location
+        collector = Collector(client: client, location: location, margin: collectionMargin)
         self.root = SyncRoot(root: root, stateDirectory: stateDirectory)
         self.ledgerURL = ledgerURL ?? SyncLedger.url(for: location)
         ledger = try SyncLedger.load(self.ledgerURL)
@@ -80,11 +88,18 @@ public final class BucketSync {
         counted = sum
     }
 
-    /// Uploads this machine's changes and writes its head; true when it did.
+    /// Uploads this machine's changes and writes its head when it no longer says what the files are (a head
+    /// write that failed is tried again at the next round); collects what no head names past the margin. True
+    /// when the head was written.
     private func upload() throws(BucketError) -> Bool {
         let uploader = Uploader(client: client, location: location, root: root)
-        guard try uploader.upload(&ledger) || ledger.headETag == nil && !ledger.uploads.isEmpty else { return false }
-        let head = Head(machine: ledger.machine, sequence: ledger.sequence + 1, files: ledger.uploads.mapValues(\.chunks))
+        try uploader.upload(&ledger)
+        let files = ledger.uploads.mapValues(\.chunks)
+        guard files != ledger.headFiles || ledger.headETag == nil && !files.isEmpty else {
+            _ = try collector.collect(&ledger, at: Date())
+            return false
+        }
+        let head = Head(machine: ledger.machine, sequence: ledger.sequence + 1, files: files)
         let bytes = Self.encode(head)
         ledger.pending = SyncLedger.PendingHead(sequence: head.sequence, hash: SignatureV4.sha256Hex(bytes))
         try ledger.save(ledgerURL)
@@ -101,6 +116,8 @@ public final class BucketSync {
         ledger.sequence = head.sequence
         ledger.pending = nil
         ledger.lastUpload = Date()
+        Collector.note(before: ledger.headFiles, after: files, in: &ledger, at: Date())
+        ledger.headFiles = files
         return true
     }
 
@@ -120,6 +137,7 @@ public final class BucketSync {
     private func download() throws(BucketError) -> Bool {
         if !started || ledger.listed.map({ Date().timeIntervalSince($0) > Self.listingInterval }) ?? true {
             try listPeers()
+            try collector.findStrays(&ledger, at: Date())
             started = true
         }
         let downloader = Downloader(client: client, location: location, root: root)

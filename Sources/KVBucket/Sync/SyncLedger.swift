@@ -37,10 +37,19 @@ struct SyncLedger: Codable, Equatable {
     /// The ETag of this machine's head as it last wrote it (nil before the first write).
     var headETag: String?
     var pending: PendingHead?
+    /// The files of the head as this machine last wrote it.
+    var headFiles: [String: [Head.Chunk]] = [:]
     /// Whether another machine was found writing this one's head: then no round runs until the ledger goes.
     var isClone = false
     /// This machine's files as uploaded, by path in the sync root.
     var uploads: [String: Upload] = [:]
+    /// This machine's objects its head no longer names, and since when: deleted once past the margin.
+    var garbage: [String: Date] = [:]
+
+    /// The objects the head names, as written or about to be: never garbage.
+    var namedObjects: Set<String> {
+        Set(uploads.values.flatMap(\.chunks).map(\.object) + headFiles.values.joined().map(\.object))
+    }
     /// Each peer, by machine id.
     var peers: [String: Peer] = [:]
     /// When the heads were last listed (to find new peers).

@@ -3,8 +3,7 @@ import Foundation
 /// Uploads what changed in this machine's files since the last round: a
 /// segment's new bytes as one more object, a replaced file as a new object,
 /// each create-only and named by its SHA-256 (so a retry after a lost answer
-/// finds it there: 412, which is success here). Returns whether the head must
-/// be written again.
+/// finds it there: 412, which is success here).
 struct Uploader {
     /// The largest object a file's new bytes make; more bytes make more objects.
     static let chunkLimit = 8 << 20
@@ -13,13 +12,11 @@ struct Uploader {
     let location: BucketLocation
     let root: SyncRoot
 
-    /// Brings `ledger.uploads` up to date with the files on disk; true when any changed.
-    func upload(_ ledger: inout SyncLedger) throws(BucketError) -> Bool {
+    /// Brings `ledger.uploads` up to date with the files on disk.
+    func upload(_ ledger: inout SyncLedger) throws(BucketError) {
         let files = root.ownFiles()
-        var changed = false
         for path in ledger.uploads.keys where files[path] == nil {
             ledger.uploads[path] = nil
-            changed = true
         }
         for (path, growth) in files.sorted(by: { $0.key < $1.key }) {
             let url = root.url(path)
@@ -34,10 +31,8 @@ struct Uploader {
             case .appended:
                 chunks = try appended(url, size: status.size, after: known?.chunks ?? [], machine: ledger.machine)
             }
-            if chunks != known?.chunks { changed = true }
             ledger.uploads[path] = SyncLedger.Upload(chunks: chunks, size: status.size, modified: status.modified)
         }
-        return changed
     }
 
     /// The chunks of a segment of `size` bytes whose first bytes were uploaded as `chunks`: those, and its new

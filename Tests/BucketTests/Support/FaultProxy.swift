@@ -5,8 +5,8 @@ import Testing
 /// A proxy between kvfs and moto that injects one fault into the next
 /// requests (issue 40 item 6): an error answer, a connection reset or a body
 /// cut short (an answer without a body, a PUT's, is lost whole, after the
-/// request took effect), a body with a wrong byte, a slow answer, or
-/// conditional headers dropped. A small Python server on 127.0.0.1, stopped when the test is done;
+/// request took effect), a body with a wrong byte, a slow answer,
+/// conditional headers dropped, or a DeleteObjects answered 200 unheard. A small Python server on 127.0.0.1, stopped when the test is done;
 /// its state sits behind one lock, so requests racing for a fault get it once.
 final class FaultProxy {
     /// What the next faulted requests get.
@@ -14,6 +14,8 @@ final class FaultProxy {
         case error500 = "500", error503 = "503", error409 = "409"
         case reset, truncated, wrongBytes = "wrong-bytes", slow
         case conditionsIgnored = "conditions-ignored"
+        /// DeleteObjects answered 200 without deleting, as some services have.
+        case deleteIgnored = "delete-ignored"
         var testDescription: String { rawValue }
     }
 
@@ -37,9 +39,9 @@ final class FaultProxy {
 
     deinit { process.stop(grace: 2) }
 
-    /// Injects `fault` into the next `count` requests (of `method` only, if given).
-    func inject(_ fault: Fault, count: Int, method: String? = nil) throws {
-        let state: [String: Any] = ["fault": fault.rawValue, "remaining": count, "method": method ?? ""]
+    /// Injects `fault` into the next `count` requests (of `method` only, and to a path holding `path`, if given).
+    func inject(_ fault: Fault, count: Int, method: String? = nil, path: String = "") throws {
+        let state: [String: Any] = ["fault": fault.rawValue, "remaining": count, "method": method ?? "", "path": path]
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: stateFile))
     }
 
@@ -51,11 +53,11 @@ final class FaultProxy {
         port, target, state_file = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
         lock = threading.Lock()
 
-        def take(method):
+        def take(method, path):
             with lock:
                 with open(state_file) as f:
                     state = json.load(f)
-                if state.get("remaining", 0) <= 0 or state.get("method") not in ("", None, method):
+                if state.get("remaining", 0) <= 0 or state.get("method") not in ("", None, method) or state.get("path", "") not in path:
                     return None
                 state["remaining"] -= 1
                 with open(state_file, "w") as f:
@@ -68,10 +70,14 @@ final class FaultProxy {
             def handle_any(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = self.rfile.read(length) if length else b""
-                fault = take(self.command)
+                fault = take(self.command, self.path)
                 if fault in ("500", "503", "409"):
                     text = b"<Error><Code>Injected</Code><Message>injected</Message></Error>"
                     self.send_response(int(fault)); self.send_header("Content-Length", str(len(text))); self.end_headers()
+                    self.wfile.write(text); return
+                if fault == "delete-ignored":
+                    text = b'<?xml version="1.0" encoding="UTF-8"?><DeleteResult></DeleteResult>'
+                    self.send_response(200); self.send_header("Content-Length", str(len(text))); self.end_headers()
                     self.wfile.write(text); return
                 if fault == "slow":
                     time.sleep(4)

@@ -8,19 +8,36 @@ import TestSupport
 /// device's id, and its bucket ledger; what kvfs would write, without kvfs.
 struct TestMachine {
     let home: URL
-    let device = DeviceID.random()
+    let device: DeviceID
     let sync: BucketSync
 
-    /// The machine `name` in `folder`, syncing with `bucket` through `client` (by default the bucket's).
-    init(_ name: String, in folder: TemporaryFolder, bucket: TestBucket, client: S3Client? = nil) throws {
+    /// The machine `name` in `folder`, syncing with `bucket` through `client` (by default the bucket's), collecting
+    /// its objects `collectionMargin` seconds after its head stopped naming them.
+    init(_ name: String, in folder: TemporaryFolder, bucket: TestBucket, client: S3Client? = nil,
+         collectionMargin: TimeInterval = BucketSync.collectionMargin) throws {
         home = folder.sub(name)
+        device = DeviceID.random()
         let state = home.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         try Data((device.hex + "\n").utf8).write(to: state.appendingPathComponent("device-id"))
         try FileManager.default.createDirectory(at: home.appendingPathComponent("data/default/devices/\(device.hex)"), withIntermediateDirectories: true)
         try Data("8d1e2a3c-0000-4000-8000-000000000001\n".utf8).write(to: home.appendingPathComponent("data/default/store-id"))
-        sync = try BucketSync(client: client ?? bucket.client, location: bucket.location, root: StoreRoot(url: home.appendingPathComponent("data")),
-                              ledgerURL: home.appendingPathComponent("ledger.json"), stateDirectory: { _ in state })
+        sync = try Self.synchronizer(home: home, bucket: bucket, client: client, collectionMargin: collectionMargin)
+    }
+
+    /// `machine` started again: a new synchronizer over its files and ledger, as a new `kvfs sync` process.
+    init(restarting machine: TestMachine, bucket: TestBucket, client: S3Client? = nil,
+         collectionMargin: TimeInterval = BucketSync.collectionMargin) throws {
+        home = machine.home
+        device = machine.device
+        sync = try Self.synchronizer(home: home, bucket: bucket, client: client, collectionMargin: collectionMargin)
+    }
+
+    private static func synchronizer(home: URL, bucket: TestBucket, client: S3Client?, collectionMargin: TimeInterval) throws -> BucketSync {
+        let state = home.appendingPathComponent("state")
+        return try BucketSync(client: client ?? bucket.client, location: bucket.location, root: StoreRoot(url: home.appendingPathComponent("data")),
+                              ledgerURL: home.appendingPathComponent("ledger.json"), stateDirectory: { _ in state },
+                              collectionMargin: collectionMargin)
     }
 
     /// The file `name` of `device`'s folder (this machine's own by default) in this machine's root.
