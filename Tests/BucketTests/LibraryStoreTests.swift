@@ -1,0 +1,71 @@
+import Foundation
+@testable import KVBucket
+import KVStore
+import TestSupport
+import Testing
+
+/// Store and forward for a library-only program (issue 40 item 2): two
+/// machines, each with its own sync root and state, never open together; the
+/// store opened through KVStore's `DeviceStore`, as a Swift program does, and
+/// carried by `BucketSync` rounds through moto.
+@Suite("A bucket carries a library-only program's store", .serialized,
+       .enabled(if: MotoServer.program != nil, "moto_server is not installed (mount-scripts/install-deps.sh installs it)"))
+struct LibraryStoreTests {
+    /// One machine: its sync root, its state directories (one per store folder), its ledger.
+    struct Machine {
+        let home: URL
+        let name: String
+        var root: StoreRoot { StoreRoot(url: home.appendingPathComponent("data")) }
+
+        /// The store `com.example.app` of this machine, opened as a program opens it.
+        func open() throws -> DeviceStore {
+            try DeviceStore(syncDirectory: root.folder(of: try StoreIdentifier("com.example.app")),
+                            stateDirectory: home.appendingPathComponent("state/com.example.app"), deviceName: name, warn: { _ in })
+        }
+
+        /// One round with `bucket`, by a synchronizer started for it.
+        func sync(_ bucket: TestBucket) throws {
+            let home = home
+            try BucketSync(client: bucket.client, location: bucket.location, root: root, ledgerURL: home.appendingPathComponent("ledger.json"),
+                           stateDirectory: { home.appendingPathComponent("state/" + $0.lastPathComponent) }).round()
+        }
+    }
+
+    @Test("laptop sets, overwrites and removes, then syncs; desktop, syncing later, has every value, the removal and the history; desktop's writes come back")
+    func storeAndForward() throws {
+        guard ProcessInfo.processInfo.environment["KVFS_TEST_BUCKET"] == nil else { return }
+        try withTestBucket { bucket in
+            let laptop = Machine(home: bucket.folder.sub("laptop"), name: "laptop")
+            let desktop = Machine(home: bucket.folder.sub("desktop"), name: "desktop")
+            do {
+                let store = try laptop.open()
+                defer { store.close() }
+                try store.set(.string("dark"), forKey: "theme")
+                try store.set(.integer(1), forKey: "count")
+                try store.set(.integer(2), forKey: "count")
+                try store.set(.string("soon gone"), forKey: "draft")
+                try store.removeValue(forKey: "draft")
+            }
+            try laptop.sync(bucket)
+
+            try desktop.sync(bucket)
+            do {
+                let store = try desktop.open()
+                defer { store.close() }
+                #expect(store.value(forKey: "theme") == .string("dark"))
+                #expect(store.value(forKey: "count") == .integer(2))
+                #expect(store.value(forKey: "draft") == nil)
+                #expect(store.history(forKey: "count", withDelivery: false).map { "\($0.deviceName) \($0.isCurrent)" } == ["laptop false", "laptop true"])
+                #expect(store.history(forKey: "draft", withDelivery: false).map(\.isRemoval) == [false, true])
+                try store.set(.string("light"), forKey: "theme")
+            }
+            try desktop.sync(bucket)
+
+            try laptop.sync(bucket)
+            let store = try laptop.open()
+            defer { store.close() }
+            #expect(store.value(forKey: "theme") == .string("light"))
+            #expect(store.value(forKey: "draft") == nil)
+        }
+    }
+}
