@@ -23,11 +23,12 @@ struct LibraryStoreTests {
                             stateDirectory: home.appendingPathComponent("state/com.example.app"), deviceName: name, warn: { _ in })
         }
 
-        /// One round with `bucket`, by a synchronizer started for it.
-        func sync(_ bucket: TestBucket) throws {
+        /// One round with `bucket`, by a synchronizer started for it, collecting with `margin`.
+        func sync(_ bucket: TestBucket, margin: TimeInterval = BucketSync.collectionMargin) throws {
             let home = home
             try BucketSync(client: bucket.client, location: bucket.location, root: root, ledgerURL: home.appendingPathComponent("ledger.json"),
-                           stateDirectory: { home.appendingPathComponent("state/" + $0.lastPathComponent) }).round()
+                           stateDirectory: { home.appendingPathComponent("state/" + $0.lastPathComponent) },
+                           collectionMargin: margin).round()
         }
     }
 
@@ -66,6 +67,48 @@ struct LibraryStoreTests {
             defer { store.close() }
             #expect(store.value(forKey: "theme") == .string("light"))
             #expect(store.value(forKey: "draft") == nil)
+        }
+    }
+
+    @Test("laptop compacts its journal and collects the old segment's objects; desktop, behind, reads the snapshot: the removal stays, every value is there")
+    func behindTheMargin() throws {
+        guard ProcessInfo.processInfo.environment["KVFS_TEST_BUCKET"] == nil else { return }
+        try withTestBucket { bucket in
+            let laptop = Machine(home: bucket.folder.sub("laptop"), name: "laptop")
+            let desktop = Machine(home: bucket.folder.sub("desktop"), name: "desktop")
+            do {
+                let store = try laptop.open()
+                defer { store.close() }
+                try store.set(.string("kept"), forKey: "keep")
+                try store.set(.string("soon gone"), forKey: "gone")
+            }
+            try laptop.sync(bucket, margin: 0)
+            try desktop.sync(bucket)
+            do {
+                let store = try laptop.open()
+                defer { store.close() }
+                try store.removeValue(forKey: "gone")
+                // Past 1 MiB of segment: a write then compacts into a snapshot and a new segment (docs/format.md § Compaction).
+                for round in 0..<14 { try store.set(.data(Data(repeating: UInt8(round), count: 100_000)), forKey: "big") }
+            }
+            let folder = laptop.root.folder(of: try StoreIdentifier("com.example.app")).appendingPathComponent("devices")
+            let device = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first)
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(device).path)
+            #expect(files.contains { $0.hasPrefix("snapshot-") } && !files.contains("journal-0000000000000001.log"), "compacted: \(files)")
+            let machine = try #require(try String(contentsOf: laptop.home.appendingPathComponent("ledger.json"), encoding: .utf8)
+                .firstMatch(of: /"machine":"([0-9a-f]{32})"/)?.1)
+            let objects = { try bucket.client.listAll(prefix: bucket.key("objects/\(machine)/")).count }
+            try laptop.sync(bucket, margin: 0)
+            let beforeCollection = try objects()
+            try laptop.sync(bucket, margin: 0)
+            #expect(try objects() < beforeCollection, "the old segment's objects were collected")
+
+            try desktop.sync(bucket)
+            let store = try desktop.open()
+            defer { store.close() }
+            #expect(store.value(forKey: "keep") == .string("kept"))
+            #expect(store.value(forKey: "gone") == nil)
+            #expect(store.value(forKey: "big") == .data(Data(repeating: 13, count: 100_000)))
         }
     }
 }
