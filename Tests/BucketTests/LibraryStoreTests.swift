@@ -23,6 +23,13 @@ struct LibraryStoreTests {
                             stateDirectory: home.appendingPathComponent("state/com.example.app"), deviceName: name, warn: { _ in })
         }
 
+        /// Opens the store, runs `body` with it (to write or to read), and closes it.
+        func write(_ body: (DeviceStore) throws -> Void) throws {
+            let store = try open()
+            defer { store.close() }
+            try body(store)
+        }
+
         /// One round with `bucket`, by a synchronizer started for it, collecting with `margin`.
         func sync(_ bucket: TestBucket, margin: TimeInterval = BucketSync.collectionMargin) throws {
             let home = home
@@ -32,15 +39,19 @@ struct LibraryStoreTests {
         }
     }
 
-    @Test("laptop sets, overwrites and removes, then syncs; desktop, syncing later, has every value, the removal and the history; desktop's writes come back")
-    func storeAndForward() throws {
+    /// Runs `body` with a bucket in moto and two machines, laptop and desktop (with moto only: the rounds are checked
+    /// against what it holds).
+    func withMachines(_ body: (TestBucket, Machine, Machine) throws -> Void) throws {
         guard ProcessInfo.processInfo.environment["KVFS_TEST_BUCKET"] == nil else { return }
         try withTestBucket { bucket in
-            let laptop = Machine(home: bucket.folder.sub("laptop"), name: "laptop")
-            let desktop = Machine(home: bucket.folder.sub("desktop"), name: "desktop")
-            do {
-                let store = try laptop.open()
-                defer { store.close() }
+            try body(bucket, Machine(home: bucket.folder.sub("laptop"), name: "laptop"), Machine(home: bucket.folder.sub("desktop"), name: "desktop"))
+        }
+    }
+
+    @Test("laptop sets, overwrites and removes, then syncs; desktop, syncing later, has every value, the removal and the history; desktop's writes come back")
+    func storeAndForward() throws {
+        try withMachines { bucket, laptop, desktop in
+            try laptop.write { store in
                 try store.set(.string("dark"), forKey: "theme")
                 try store.set(.integer(1), forKey: "count")
                 try store.set(.integer(2), forKey: "count")
@@ -50,9 +61,7 @@ struct LibraryStoreTests {
             try laptop.sync(bucket)
 
             try desktop.sync(bucket)
-            do {
-                let store = try desktop.open()
-                defer { store.close() }
+            try desktop.write { store in
                 #expect(store.value(forKey: "theme") == .string("dark"))
                 #expect(store.value(forKey: "count") == .integer(2))
                 #expect(store.value(forKey: "draft") == nil)
@@ -72,21 +81,14 @@ struct LibraryStoreTests {
 
     @Test("laptop compacts its journal and collects the old segment's objects; desktop, behind, reads the snapshot: the removal stays, every value is there")
     func behindTheMargin() throws {
-        guard ProcessInfo.processInfo.environment["KVFS_TEST_BUCKET"] == nil else { return }
-        try withTestBucket { bucket in
-            let laptop = Machine(home: bucket.folder.sub("laptop"), name: "laptop")
-            let desktop = Machine(home: bucket.folder.sub("desktop"), name: "desktop")
-            do {
-                let store = try laptop.open()
-                defer { store.close() }
+        try withMachines { bucket, laptop, desktop in
+            try laptop.write { store in
                 try store.set(.string("kept"), forKey: "keep")
                 try store.set(.string("soon gone"), forKey: "gone")
             }
             try laptop.sync(bucket, margin: 0)
             try desktop.sync(bucket)
-            do {
-                let store = try laptop.open()
-                defer { store.close() }
+            try laptop.write { store in
                 try store.removeValue(forKey: "gone")
                 // Past 1 MiB of segment: a write then compacts into a snapshot and a new segment (docs/format.md § Compaction).
                 for round in 0..<14 { try store.set(.data(Data(repeating: UInt8(round), count: 100_000)), forKey: "big") }
