@@ -59,6 +59,7 @@ let package = Package(
         // URLSession is its HTTP client (docs/buckets.md § The HTTP client says why), swift-crypto its SHA-256 and HMAC.
         .target(name: "KVBucket", dependencies: [
             "KVStore", "LinuxSystem", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .target(name: "KVFileSystem", dependencies: [
             "FUSEKit", "KVStore", "KVSyncthing", "LinuxSystem",

@@ -10,7 +10,8 @@ struct SyncCommand: ParsableCommand {
         discussion: """
             A round uploads what changed in this machine's device folders (one object for each file's new bytes, \
             then this machine's head) and reads each other machine's head, downloading what it lacks. An idle \
-            round makes one GET per other machine, and no PUT or LIST. Between rounds it waits --fastest seconds, \
+            round makes one GET per other machine, and no PUT or LIST. A write on this machine starts a round at \
+            once (inotify on its device folders). Otherwise, between rounds it waits --fastest seconds, \
             twice as long after each idle or failed round up to --slowest (each wait 10% longer or shorter at \
             random), and --fastest again once anything changed. A failure is said once on standard error (again \
             only when it changes or after a round succeeded) and tried again at the next round.
@@ -31,6 +32,7 @@ struct SyncCommand: ParsableCommand {
             for sync in syncs { try sync.round() }
             return
         }
+        let changes = try LocalChanges()
         var interval = fastest
         var lastErrors: [String?] = Array(repeating: nil, count: syncs.count)
         while true {
@@ -49,7 +51,8 @@ struct SyncCommand: ParsableCommand {
             }
             // A failed round backs off as an idle one does; the jitter keeps machines that failed together apart.
             interval = changed ? fastest : min(interval * 2, slowest)
-            Thread.sleep(forTimeInterval: interval * Double.random(in: 0.9...1.1))
+            // A write on this machine ends the wait: it is uploaded at once, and the pace is the fastest again.
+            if changes.wait(seconds: interval * Double.random(in: 0.9...1.1)) { interval = fastest }
         }
     }
 }

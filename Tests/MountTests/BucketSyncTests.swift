@@ -165,4 +165,25 @@ struct BucketSyncTests {
                 """)
         }
     }
+
+    @Test("a running kvfs sync uploads a write at once, though its wait had grown while idle",
+          .plainOnly("a sealed store's second machine joins by pairing, whose files the bucket does not carry yet (docs/buckets.md § Limits)"))
+    func writeWakesSync() throws {
+        try withMachines { sandbox, prelude in
+            let output = try sandbox.ok(prelude + """
+                laptop kvfs bucket add s3://kvfs-test/root > /dev/null; desktop kvfs bucket add s3://kvfs-test/root > /dev/null
+                laptop kvfs set first 1
+                env HOME=$T/laptop XDG_DATA_HOME=$T/laptop/data XDG_STATE_HOME=$T/laptop/state XDG_CONFIG_HOME=$T/laptop/config \\
+                    kvfs sync --fastest 1 --slowest 60 & loop=$!
+                sleep 8   # idle rounds at about 1, 3 and 7 s: the next would come at about 15 s
+                laptop kvfs set second 2
+                for i in $(seq 25); do desktop kvfs sync --once; [ "$(desktop kvfs get second 2>/dev/null)" = 2 ] && break; sleep 0.2; done
+                kill $loop; wait $loop
+                desktop kvfs get second; echo "polls $i"
+                """, timeout: 120)
+            let polls = Int(output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 99
+            #expect(output.hasPrefix("2\npolls "))
+            #expect(polls <= 10, "the write reached desktop within some 10 polls (about 3 s), not at laptop's next idle round")
+        }
+    }
 }
