@@ -33,13 +33,13 @@ struct SyncCommand: ParsableCommand {
             return
         }
         let changes = try LocalChanges()
-        var interval = fastest
         var lastErrors: [String?] = Array(repeating: nil, count: syncs.count)
-        while true {
+        /// One round with each bucket; true when any uploaded or downloaded. A failure is said once.
+        func rounds(downloading: Bool) -> Bool {
             var changed = false
             for (index, sync) in syncs.enumerated() {
                 do {
-                    let round = try sync.round()
+                    let round = try sync.round(downloading: downloading)
                     changed = changed || round.uploaded || round.downloaded
                     lastErrors[index] = nil
                 } catch {
@@ -49,10 +49,21 @@ struct SyncCommand: ParsableCommand {
                     lastErrors[index] = error.description
                 }
             }
+            return changed
+        }
+        var interval = fastest
+        while true {
             // A failed round backs off as an idle one does; the jitter keeps machines that failed together apart.
-            interval = changed ? fastest : min(interval * 2, slowest)
-            // A write on this machine ends the wait: it is uploaded at once, and the pace is the fastest again.
-            if changes.wait(seconds: interval * Double.random(in: 0.9...1.1)) { interval = fastest }
+            interval = rounds(downloading: true) ? fastest : min(interval * 2, slowest)
+            // Writes on this machine are uploaded as they come (inotify); one that uploads something brings the
+            // next download, and the fastest pace, at once. A heartbeat that changes nothing uploads nothing.
+            let deadline = Date(timeIntervalSinceNow: interval * Double.random(in: 0.9...1.1))
+            while deadline.timeIntervalSinceNow > 0, changes.wait(seconds: deadline.timeIntervalSinceNow) {
+                if rounds(downloading: false) {
+                    interval = fastest
+                    break
+                }
+            }
         }
     }
 }

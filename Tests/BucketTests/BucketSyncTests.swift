@@ -51,6 +51,22 @@ struct BucketSyncLibraryTests {
         }
     }
 
+    @Test("a progress.json whose heartbeat alone moved is not uploaded again; one that says more is")
+    func heartbeat() throws {
+        try withMachines { bucket, laptop, _ in
+            func progress(at: String, own: String) throws {
+                try Data("{\"at\":\"\(at)\",\"own\":\"\(own)\",\"read\":{}}".utf8).write(to: laptop.file("progress.json"))
+            }
+            try progress(at: "100", own: "5")
+            try laptop.sync.round()
+            try progress(at: "200", own: "5")
+            #expect(try requests(bucket) { try laptop.sync.round() } == [], "an idle hour's heartbeats upload nothing")
+            try progress(at: "300", own: "6")
+            let upload = try requests(bucket) { try laptop.sync.round() }
+            #expect(upload.count == 2 && upload[0].hasPrefix("PUT objects/") && upload[1].hasPrefix("PUT heads/"))
+        }
+    }
+
     @Test("a segment its writer cut back is uploaded again whole, and replaces the copy; a file its writer removed is removed")
     func cutBackAndRemoved() throws {
         try withMachines { bucket, laptop, desktop in

@@ -62,13 +62,14 @@ public final class BucketSync {
 
     private static func headKey(_ machine: String) -> String { "heads/\(machine)" }
 
-    /// One round: upload, then download. A failure is kept as the ledger's last error and thrown.
+    /// One round: upload, then download (unless `downloading` is false: a round for a write on this machine).
+    /// A failure is kept as the ledger's last error and thrown.
     @discardableResult
-    public func round() throws(BucketError) -> Round {
+    public func round(downloading: Bool = true) throws(BucketError) -> Round {
         do throws(BucketError) {
             guard !ledger.isClone else { throw BucketError.clone(machine: ledger.machine) }
             let uploaded = try upload()
-            let downloaded = try download()
+            let downloaded = downloading ? try download() : false
             ledger.lastError = nil
             countRequests()
             try ledger.save(ledgerURL)

@@ -11,6 +11,8 @@ struct SyncLedger: Codable, Equatable {
         /// The file's size and modification time when last read: a file that did not change is not read again.
         var size: Int
         var modified: Int
+        /// For a plain `progress.json`: the SHA-256 of what it says besides its heartbeat (`at`), as uploaded.
+        var withoutHeartbeat: String?
     }
 
     /// The head write under way: its sequence and the SHA-256 of its bytes, so that a write whose answer was

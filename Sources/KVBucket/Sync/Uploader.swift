@@ -24,14 +24,21 @@ struct Uploader {
             let known = ledger.uploads[path]
             if let known, known.size == status.size, known.modified == status.modified { continue }
             let chunks: [Head.Chunk]
+            var withoutHeartbeat: String?
             switch growth {
             case .replaced:
                 let bytes = try LocalFiles.read(url, 0..<status.size)
-                chunks = [try put(bytes, machine: ledger.machine)]
+                withoutHeartbeat = url.lastPathComponent == "progress.json" ? Self.withoutHeartbeat(bytes) : nil
+                if let known, withoutHeartbeat != nil, known.withoutHeartbeat == withoutHeartbeat {
+                    chunks = known.chunks  // only the heartbeat moved: an idle hour uploads nothing
+                } else {
+                    chunks = [try put(bytes, machine: ledger.machine)]
+                }
             case .appended:
                 chunks = try appended(url, size: status.size, after: known?.chunks ?? [], machine: ledger.machine)
             }
-            ledger.uploads[path] = SyncLedger.Upload(chunks: chunks, size: status.size, modified: status.modified)
+            ledger.uploads[path] = SyncLedger.Upload(chunks: chunks, size: status.size, modified: status.modified,
+                                                     withoutHeartbeat: withoutHeartbeat)
         }
     }
 
@@ -53,6 +60,16 @@ struct Uploader {
             uploaded += bytes.count
         }
         return chunks
+    }
+
+    /// The SHA-256 of a plain `progress.json` without its `at` (docs/format.md § Read progress): a device
+    /// rewrites it every 30 s while its store is open, as a heartbeat, though it read nothing new. Nil for what
+    /// is not such JSON (a sealed store's signed file), which is uploaded whenever it changes.
+    static func withoutHeartbeat(_ bytes: [UInt8]) -> String? {
+        guard var progress = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return nil }
+        progress["at"] = nil
+        guard let data = try? JSONSerialization.data(withJSONObject: progress, options: .sortedKeys) else { return nil }
+        return SignatureV4.sha256Hex(Array(data))
     }
 
     /// Writes `bytes` as the object named by their SHA-256, if it is not there already.
