@@ -4,7 +4,9 @@
 # emulator on 127.0.0.1; once both have synced, one runs `kvfs sync` with the
 # defaults and its third minute is counted, then `kvfs sync --fastest 2
 # --slowest 2` for a minute. Counts requests, by kind; takes some 4 minutes.
-# Usage: mount-scripts/bucket-requests.sh   (the kvfs of .build/debug, or $KVFS_BINARY)
+# With --mounted, the syncing machine's store is mounted meanwhile (its
+# device rewrites progress.json every 30 s, a heartbeat).
+# Usage: mount-scripts/bucket-requests.sh [--mounted]   (the kvfs of .build/debug, or $KVFS_BINARY)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kvfs=${KVFS_BINARY:-$PWD/.build/debug/kvfs}
@@ -14,7 +16,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 "$moto" -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
 moto_pid=$!
 sync_pid=
-trap 'kill $sync_pid $moto_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+mounted=
+trap 'kill $sync_pid $moto_pid 2>/dev/null; [ -z "$mounted" ] || machine desktop "$kvfs" unmount "$work/m"; wait 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.2; done
 curl -s -X PUT "http://127.0.0.1:$port/kvfs-requests" >/dev/null
 export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_ENDPOINT_URL="http://127.0.0.1:$port"
@@ -25,6 +28,9 @@ for m in laptop desktop; do
     machine $m "$kvfs" set "written-on-$m" yes
 done
 machine laptop "$kvfs" sync --once; machine desktop "$kvfs" sync --once; machine laptop "$kvfs" sync --once
+if [ "${1:-}" = --mounted ]; then
+    mkdir "$work/m"; machine desktop "$kvfs" mount "$work/m"; mounted=yes
+fi
 
 # The requests logged from line $1 on, by kind: PUT/GET of heads or objects, LIST.
 count() {
