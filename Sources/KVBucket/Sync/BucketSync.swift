@@ -1,7 +1,7 @@
 import Foundation
 import KVStore
 
-/// One bucket's synchronizer of the sync root: each ``round()`` uploads what
+/// One bucket's synchronizer of the sync root: each ``round(downloading:)`` uploads what
 /// changed in this machine's device folders and writes its head, then reads
 /// each peer's head and brings this machine's copies of its files up to it.
 ///
