@@ -6,6 +6,8 @@ import PackageDescription
 //   kvfs (CLI) → KVFileSystem (files ↔ keys) → FUSEKit (Swift low-level FUSE) → CFUSE (libfuse3 shim)
 //                KVFileSystem → KVStore (values, quota, journal, merge, sync; knows nothing of FUSE)
 //                KVFileSystem → KVSyncthing (asks Syncthing to scan after each commit)
+//   kvfs → KVBucket (carries the sync root through an S3-compatible bucket: SigV4, URLSession) → KVStore, LinuxSystem,
+//                swift-crypto
 //   FUSEKit, KVStore, KVFileSystem, KVSyncthing, kvfs, kvfs-bench → LinuxSystem (/proc, starting processes,
 //                descriptors: what the layers do with the operating system) → swift-system
 //   KVStore → KVFSBuildInfo (the commit, baked in by mount-scripts/build.sh); KVStore → swift-crypto (sealed stores)
@@ -53,6 +55,12 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "KVSyncthing", dependencies: ["LinuxSystem"]),
+        // docs/buckets.md: S3-compatible buckets as a store-and-forward synchronizer of the sync root. FoundationNetworking's
+        // URLSession is its HTTP client (docs/buckets.md § The HTTP client says why), swift-crypto its SHA-256 and HMAC.
+        .target(name: "KVBucket", dependencies: [
+            "KVStore", "LinuxSystem", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .target(name: "KVFileSystem", dependencies: [
             "FUSEKit", "KVStore", "KVSyncthing", "LinuxSystem",
             .product(name: "Logging", package: "swift-log"),
@@ -61,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "kvfs",
             dependencies: [
-                "KVFileSystem", "KVStore", "KVSyncthing", "LinuxSystem",
+                "KVBucket", "KVFileSystem", "KVStore", "KVSyncthing", "LinuxSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -86,6 +94,9 @@ let package = Package(
         .testTarget(name: "OnboardingAppTests", dependencies: ["OnboardingApp", "KVStore", "TestSupport"],
                     path: "Tests/Seed002/OnboardingAppTests"),
         .testTarget(name: "MountTests", dependencies: ["KVStore", "TestSupport"]),
+        // KVBucket's signer against AWS's SigV4 vectors, and the S3 contract kvfs relies on, against moto's server
+        // (or a real provider: docs/buckets.md § Checking a provider).
+        .testTarget(name: "BucketTests", dependencies: ["KVBucket", "KVStore", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["KVStore", "KVSyncthing", "TestSupport"]),
         .testTarget(name: "FUSEKitTests", dependencies: ["FUSEKit", "TestSupport"]),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),

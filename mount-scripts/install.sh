@@ -2,7 +2,7 @@
 # Installs kvfs the way other FUSE tools are installed: the kvfs binary, its
 # man page kvfs(1) (generated from the command definitions), bash, zsh and
 # fish completions, and the systemd units (kvfs@.service, system and user, and
-# the user unit kvfs-store@.service).
+# the user units kvfs-store@.service and kvfs-sync.service).
 # As root into /usr/local, where fstab and `mount -t fuse.kvfs` find it;
 # otherwise into ~/.local. mount-scripts/uninstall.sh removes it all again.
 #
@@ -45,11 +45,13 @@ fi
 "$built/kvfs" --generate-completion-script fish >"$dest$FISH_COMPLETIONS/kvfs.fish"
 sed "s|@BINDIR@|$BIN|g" mount-scripts/systemd/user/kvfs@.service >"$dest$USER_UNITS/kvfs@.service"
 sed "s|@BINDIR@|$BIN|g" mount-scripts/systemd/user/kvfs-store@.service >"$dest$USER_UNITS/kvfs-store@.service"
+sed "s|@BINDIR@|$BIN|g" mount-scripts/systemd/user/kvfs-sync.service >"$dest$USER_UNITS/kvfs-sync.service"
 if [ -n "$SYSTEM_UNITS" ]; then
     install -d "$dest$SYSTEM_UNITS"
     sed "s|@BINDIR@|$BIN|g" mount-scripts/systemd/system/kvfs@.service >"$dest$SYSTEM_UNITS/kvfs@.service"
 fi
-chmod 644 "$dest$BASH_COMPLETIONS/kvfs" "$dest$ZSH_COMPLETIONS/_kvfs" "$dest$FISH_COMPLETIONS/kvfs.fish" "$dest$USER_UNITS/kvfs@.service" "$dest$USER_UNITS/kvfs-store@.service"
+chmod 644 "$dest$BASH_COMPLETIONS/kvfs" "$dest$ZSH_COMPLETIONS/_kvfs" "$dest$FISH_COMPLETIONS/kvfs.fish" "$dest$USER_UNITS/kvfs@.service" "$dest$USER_UNITS/kvfs-store@.service" \
+    "$dest$USER_UNITS/kvfs-sync.service"
 [ -z "$dest" ] || exit 0
 
 echo "kvfs: installed $("$BIN/kvfs" --version) as $BIN/kvfs, with kvfs(1), completions and systemd units" >&2

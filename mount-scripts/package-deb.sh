@@ -30,7 +30,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $(git log -1 --format='%an <%ae>')
 Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-Depends: fuse3, libfuse3-3 (>= 3.2), libssl3 | libssl3t64, libc6 (>= 2.34), libstdc++6, libgcc-s1
+Depends: fuse3, libfuse3-3 (>= 3.2), libssl3 | libssl3t64, libcurl4 | libcurl4t64, libc6 (>= 2.34), libstdc++6, libgcc-s1
 Recommends: man-db
 Section: utils
 Priority: optional

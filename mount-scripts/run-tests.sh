@@ -21,5 +21,5 @@ swift test --skip-build "$@"
 [ $# -gt 0 ] || mount-scripts/test-package.sh
 [ $# -gt 0 ] || mount-scripts/fuzz.sh --check
 # Each library with a DocC catalog (Sources/TARGET/TARGET.docc): built offline without a warning, every public symbol documented.
-docc_targets=(KVStore ObservableDefaults)
+docc_targets=(KVStore ObservableDefaults KVBucket)
 [ $# -gt 0 ] || mount-scripts/check-docs.sh "${docc_targets[@]}"

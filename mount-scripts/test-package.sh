@@ -55,6 +55,8 @@ check "the user unit passes systemd-analyze --user verify" \
 ln -s /usr/lib/systemd/user/kvfs-store@.service "$work/user-units/kvfs-store@com.example.notes.service"
 check "the per-store user unit passes systemd-analyze --user verify" \
     env XDG_RUNTIME_DIR="$work" systemd-analyze --user verify "$work/user-units/kvfs-store@com.example.notes.service"
+check "the bucket sync user unit passes systemd-analyze --user verify" \
+    env XDG_RUNTIME_DIR="$work" systemd-analyze --user verify /usr/lib/systemd/user/kvfs-sync.service
 
 mkdir -p "$work/m" "$work/sync"
 echo "$work/sync $work/m fuse.kvfs state_dir=$work/state,device_name=packaged,x-systemd.automount,_netdev,nofail 0 0" >"$work/fstab"
@@ -66,7 +68,7 @@ check "umount ends the mount and the daemon" sh -c "umount '$work/m' && for i in
 check "apt purge removes every file" sh -c 'apt-get purge -y -qq kvfs >/dev/null && ! dpkg -L kvfs 2>/dev/null &&
     for f in /usr/bin/kvfs /usr/share/man/man1/kvfs.1.gz /usr/share/bash-completion/completions/kvfs \
              /usr/lib/systemd/system/kvfs@.service /usr/lib/systemd/user/kvfs@.service \
-             /usr/lib/systemd/user/kvfs-store@.service; do [ ! -e "$f" ] || exit 1; done'
+             /usr/lib/systemd/user/kvfs-store@.service /usr/lib/systemd/user/kvfs-sync.service; do [ ! -e "$f" ] || exit 1; done'
 check "the store is left as it was" sh -c "[ -f '$work/sync/store-id' ] && ls '$work/sync/devices' | grep -q ."
 echo "test-package.sh: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]

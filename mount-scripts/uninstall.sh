@@ -17,7 +17,8 @@ esac
 for prefix in "${prefixes[@]}"; do
     layout "$prefix"
     for file in "$BIN/kvfs" "$MAN1/kvfs.1" "$BASH_COMPLETIONS/kvfs" "$ZSH_COMPLETIONS/_kvfs" \
-                "$FISH_COMPLETIONS/kvfs.fish" "$USER_UNITS/kvfs@.service" "$USER_UNITS/kvfs-store@.service" ${SYSTEM_UNITS:+"$SYSTEM_UNITS/kvfs@.service"}; do
+                "$FISH_COMPLETIONS/kvfs.fish" "$USER_UNITS/kvfs@.service" "$USER_UNITS/kvfs-store@.service" \
+                "$USER_UNITS/kvfs-sync.service" ${SYSTEM_UNITS:+"$SYSTEM_UNITS/kvfs@.service"}; do
         if [ -e "$file" ]; then
             rm -f "$file"
             echo "kvfs: removed $file" >&2

@@ -1,4 +1,5 @@
 import Foundation
+import KVBucket
 import KVFileSystem
 import KVStore
 
@@ -69,6 +70,7 @@ struct CommandError: Error, Codable, CustomStringConvertible {
         case let error as KVStoreError: CommandError(error)
         case let error as MountError: CommandError(error)
         case let error as MembershipError: CommandError(error.description)
+        case let error as BucketError: CommandError(error.description, exitStatus: error.isUsage ? ExitStatus.usage : ExitStatus.failure)
         default: nil
         }
     }

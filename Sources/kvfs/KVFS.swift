@@ -31,6 +31,7 @@ struct KVFS: ParsableCommand {
             DevicesCommand.self, RetireCommand.self, StoresCommand.self, ExportCommand.self, ImportCommand.self,
             HistoryCommand.self, RestoreCommand.self, UndeleteCommand.self, RetentionCommand.self, WaitCommand.self,
             SealCommand.self, PairCommand.self, JoinCommand.self, RecoveryKeyCommand.self, InspectCommand.self,
+            BucketCommand.self, SyncCommand.self,
         ]
     )
 

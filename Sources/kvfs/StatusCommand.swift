@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KVBucket
 import KVStore
 
 /// `kvfs status [--json] [--stale-after SECONDS]`: the store's usage, the
@@ -25,7 +26,17 @@ struct StatusCommand: ParsableCommand {
         if let staleAfter, !(staleAfter > 0) { throw CommandError.usage("--stale-after must be a positive number of seconds") }
         var status = try StoreStatus(json: StoreAccess.perform(.status, store))
         if let staleAfter { status = status.judged(staleAfter: staleAfter) }
-        print(json ? status.json() : Self.summary(status), terminator: "")
+        print(json ? status.json() : Self.summary(status) + Self.bucketLines(try BucketStatus.all()), terminator: "")
+    }
+
+    /// A line for each bucket that carries the sync root (docs/buckets.md): its last upload and download, the
+    /// requests of this hour, its last error.
+    static func bucketLines(_ buckets: [BucketStatus]) -> String {
+        buckets.map { bucket in
+            "bucket:     \(bucket.location): last upload \(bucket.lastUpload.map(DateText.format) ?? "never"), "
+                + "last download \(bucket.lastDownload.map(DateText.format) ?? "never"), \(bucket.requestsThisHour) requests this hour, "
+                + "last error: \(bucket.lastError ?? "none")\n"
+        }.joined()
     }
 
     /// A sealed store's line: its roster version and epoch, its members by their roster names, the recovery key.

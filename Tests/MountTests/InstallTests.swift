@@ -25,7 +25,7 @@ struct InstallTests {
     /// Lists what install.sh put under PREFIX: `find` relative to it.
     static let installedFiles = #"find "$P" -type f | sed "s|^$P/||" | sort"#
 
-    @Test("install.sh --prefix puts kvfs, kvfs(1), completions and the units (kvfs@ system and user, kvfs-store@ for a store by its identifier) in their places; man, bash and systemd-analyze verify find them; uninstall.sh removes them and no store")
+    @Test("install.sh --prefix puts kvfs, kvfs(1), completions and the units (kvfs@ system and user, kvfs-store@ for a store by its identifier, kvfs-sync for the buckets) in their places; man, bash and systemd-analyze verify find them; uninstall.sh removes them and no store")
     func prefixInstall() throws {
         try Self.requireGenerateManual()
         try withSandbox { sandbox in
@@ -49,6 +49,8 @@ struct InstallTests {
                 MANPATH=$P/share/man systemd-analyze verify units/kvfs@srv-kv.service && echo "system unit verified"
                 MANPATH=$P/share/man systemd-analyze --user verify user-units/kvfs@home-me-kv.service && echo "user unit verified"
                 MANPATH=$P/share/man systemd-analyze --user verify user-units/kvfs-store@com.example.notes.service && echo "store unit verified"
+                MANPATH=$P/share/man systemd-analyze --user verify $P/lib/systemd/user/kvfs-sync.service && echo "sync unit verified"
+                grep '^ExecStart=' $P/lib/systemd/user/kvfs-sync.service | sed "s|$P|P|"
                 \#(Self.repository)/mount-scripts/uninstall.sh --prefix $P 2>/dev/null
                 find $P -type f | wc -l
                 kvfs get theme
@@ -57,6 +59,7 @@ struct InstallTests {
                 bin/kvfs
                 lib/systemd/system/kvfs@.service
                 lib/systemd/user/kvfs-store@.service
+                lib/systemd/user/kvfs-sync.service
                 lib/systemd/user/kvfs@.service
                 share/bash-completion/completions/kvfs
                 share/fish/vendor_completions.d/kvfs.fish
@@ -74,6 +77,8 @@ struct InstallTests {
                 system unit verified
                 user unit verified
                 store unit verified
+                sync unit verified
+                ExecStart=P/bin/kvfs sync
                 0
                 dark
 
@@ -99,6 +104,7 @@ struct InstallTests {
                 .local/share/zsh/site-functions/_kvfs
                 config/fish/completions/kvfs.fish
                 config/systemd/user/kvfs-store@.service
+                config/systemd/user/kvfs-sync.service
                 config/systemd/user/kvfs@.service
                 data/bash-completion/completions/kvfs
                 1
