@@ -243,6 +243,7 @@ final class DeviceFolderReader {
         if snapshotBeingWritten == generation { snapshotBeingWritten = nil }
         guard generation > (snapshotGeneration ?? 0), position.generation == generation else { return }
         snapshotGeneration = generation
+        sealedUnder = SealedEpochs()  // the snapshot sealed every record before it again, under the current key
     }
 
     /// Notes that this process's compaction, just begun, is writing snapshot `generation`: the reader

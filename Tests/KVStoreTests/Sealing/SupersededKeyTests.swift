@@ -15,7 +15,7 @@ struct SupersededKeyTests {
     /// The warnings of a superseded key in `store`'s status.
     private func superseded(_ store: DeviceStore) -> [SyncWarning] { store.status().warnings.filter { $0.kind == .supersededKey } }
 
-    @Test("roster/ held back from c, which writes under epoch 1 after a revoked b: a warns, naming c, the epoch and b; c says so itself once roster/ reaches it; a store that reads no record of a later epoch says nothing")
+    @Test("roster/ held back from c, which writes under epoch 1 after a revoked b: a warns, naming c, the epoch and b; c says so itself once roster/ reaches it; a store that reads no record of a later epoch says nothing; c's compaction seals them again and both say no more")
     func supersededKeyIsSeen() throws {
         let root = TemporaryFolder()
         defer { root.cleanup() }
@@ -60,5 +60,12 @@ struct SupersededKeyTests {
         let own = try #require(superseded(cStore).first { $0.device == cStore.deviceID.hex })
         #expect(own.message.hasPrefix("this device sealed writes under epoch 1") && own.message.contains("b (revoked since)"))
         #expect(cLog.contain("this device sealed writes under epoch 1"))
+
+        // c's compaction seals them again under epoch 2: c says nothing more, nor does a once it reads c's snapshot.
+        cStore.compact()
+        #expect(superseded(cStore).isEmpty)
+        try copyFolder(root.sub("sync-c/devices/\(cStore.deviceID.hex)").path, to: root.sub("sync/devices/\(cStore.deviceID.hex)").path)
+        _ = aStore.refresh()
+        #expect(superseded(aStore).isEmpty && aStore.value(forKey: "x") == PropertyListValue.string("sealed under epoch 1"))
     }
 }

@@ -286,6 +286,7 @@ final class Compactor: Sendable {
             engine.withLock { state in
                 state.history.replaceSnapshot(of: state.deviceID, generation: generation, with: located)
                 state.own.withLock { $0.wroteSnapshot(generation, of: compaction.folder.path) }
+                state.ownSealedUnder = SealedEpochs()  // and this process's appends before it with them
             }
             phase = .idle
             return .written(stamp: stamp, generation: generation)
